@@ -1,0 +1,51 @@
+// Internal helpers shared by the repositories; not re-exported from mod.ts.
+import type { SQL } from "drizzle-orm";
+import type { Database } from "./database.ts";
+
+/** Runs a raw statement and returns its rows, whichever driver is in use. */
+export async function query_rows<T>(
+  database: Database,
+  query: SQL,
+): Promise<T[]> {
+  // postgres.js resolves to an array of rows; PGlite to `{ rows }`.
+  const result: unknown = await database.db.execute(query);
+  if (Array.isArray(result)) return result as T[];
+  return (result as { rows: T[] }).rows;
+}
+
+const UUID_PATTERN =
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a syntactically valid UUID; PostgreSQL rejects anything else. */
+export function is_uuid(value: unknown): value is string {
+  return typeof value === "string" && UUID_PATTERN.test(value);
+}
+
+/** Hex-encoded SHA-256 of a UTF-8 string. */
+export async function sha256_hex(value: string): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(value),
+  );
+  let hex = "";
+  for (const byte of new Uint8Array(digest)) {
+    hex += byte.toString(16).padStart(2, "0");
+  }
+  return hex;
+}
+
+/** `length` crypto-random bytes, base64url-encoded without padding. */
+export function random_token(length = 32): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(
+    /=+$/,
+    "",
+  );
+}
+
+/** Number from a driver value (int8/numeric may arrive as strings). */
+export function to_number(value: unknown): number {
+  return typeof value === "number" ? value : Number(value);
+}

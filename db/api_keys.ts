@@ -1,0 +1,285 @@
+/**
+ * API key repository and authentication.
+ *
+ * A key is `ink_live_` followed by 43 base64url characters (32 random bytes).
+ * Only its SHA-256 is stored, so a database leak does not leak usable keys,
+ * and lookup by hash is constant-time with respect to the secret.
+ *
+ * @module
+ */
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { Account } from "./accounts.ts";
+import type { Database } from "./database.ts";
+import { is_uuid, query_rows, random_token, sha256_hex } from "./_util.ts";
+import { api_keys, type Plan, type SubscriptionStatus } from "./schema.ts";
+
+/** Fixed start of every API key. */
+export const API_KEY_PREFIX = "ink_live_";
+/** Length of the non-secret display prefix stored with each key. */
+export const API_KEY_DISPLAY_PREFIX_LENGTH = 12;
+/** Rate-limit window used by {@linkcode authenticate_api_key}. */
+export const API_KEY_RATE_WINDOW_SECONDS = 60;
+
+const API_KEY_PATTERN = /^ink_live_[A-Za-z0-9_-]{43}$/;
+// last_used_at is only rewritten when older than this, so steady traffic
+// does not cost a row write per request.
+const LAST_USED_RESOLUTION_SECONDS = 60;
+
+/** An API key as listed to its owner: never the secret or its hash. */
+export interface ApiKey {
+  /** UUID. */
+  id: string;
+  /** Owning account. */
+  account_id: string;
+  /** User-chosen label. */
+  name: string;
+  /** First 12 characters of the key, for display. */
+  prefix: string;
+  /** Creation time. */
+  created_at: Date;
+  /** Coarse (about a minute) time of last successful use. */
+  last_used_at: Date | null;
+  /** When revoked, or null while active. */
+  revoked_at: Date | null;
+}
+
+/** Returned once by {@linkcode create_api_key}; `key` is never stored. */
+export interface CreatedApiKey {
+  /** UUID. */
+  id: string;
+  /** User-chosen label. */
+  name: string;
+  /** First 12 characters of the key. */
+  prefix: string;
+  /** The full secret key; show it to the user once. */
+  key: string;
+  /** Creation time. */
+  created_at: Date;
+}
+
+/** The account fields that authentication returns. */
+export type AuthAccount = Pick<
+  Account,
+  "id" | "email" | "name" | "plan" | "subscription_status"
+>;
+
+/** Outcome of {@linkcode authenticate_api_key}. */
+export type AuthenticateResult =
+  | { status: "unknown" }
+  | { status: "revoked"; account_id: string; key_id: string }
+  | { status: "inactive"; account: AuthAccount; key_id: string }
+  | {
+    status: "ok";
+    account: AuthAccount;
+    key_id: string;
+    /** Requests in the current one-minute window, this one included. */
+    rate_count: number;
+    /** End of the current rate-limit window. */
+    window_reset_at: Date;
+  };
+
+const key_columns = {
+  id: api_keys.id,
+  account_id: api_keys.account_id,
+  name: api_keys.name,
+  prefix: api_keys.prefix,
+  created_at: api_keys.created_at,
+  last_used_at: api_keys.last_used_at,
+  revoked_at: api_keys.revoked_at,
+};
+
+/** SHA-256 of the full key as lower-case hex: the stored `secret_hash`. */
+export function hash_api_key(key: string): Promise<string> {
+  return sha256_hex(key);
+}
+
+/** Format check only: prefix, exact length and base64url alphabet. */
+export function looks_like_api_key(key: unknown): key is string {
+  return typeof key === "string" && API_KEY_PATTERN.test(key);
+}
+
+/** Creates a key for `account_id`; the returned `key` is not recoverable. */
+export async function create_api_key(
+  database: Database,
+  input: { account_id: string; name: string },
+): Promise<CreatedApiKey> {
+  if (!is_uuid(input.account_id)) {
+    throw new TypeError("account_id must be a UUID");
+  }
+  const key = API_KEY_PREFIX + random_token(32);
+  const prefix = key.slice(0, API_KEY_DISPLAY_PREFIX_LENGTH);
+  const rows = await database.db.insert(api_keys).values({
+    account_id: input.account_id,
+    name: input.name,
+    prefix,
+    secret_hash: await hash_api_key(key),
+  }).returning({
+    id: api_keys.id,
+    name: api_keys.name,
+    prefix: api_keys.prefix,
+    created_at: api_keys.created_at,
+  });
+  const row = rows[0]!;
+  return { ...row, key };
+}
+
+/** All keys of an account, oldest first, revoked ones included. */
+export async function list_api_keys(
+  database: Database,
+  account_id: string,
+): Promise<ApiKey[]> {
+  if (!is_uuid(account_id)) return [];
+  return await database.db.select(key_columns).from(api_keys)
+    .where(eq(api_keys.account_id, account_id))
+    .orderBy(asc(api_keys.created_at), asc(api_keys.id));
+}
+
+/** One key by id, or undefined (also for a malformed id). */
+export async function get_api_key(
+  database: Database,
+  key_id: string,
+): Promise<ApiKey | undefined> {
+  if (!is_uuid(key_id)) return undefined;
+  const rows = await database.db.select(key_columns).from(api_keys)
+    .where(eq(api_keys.id, key_id)).limit(1);
+  return rows[0];
+}
+
+/**
+ * Revokes a key (idempotent: an earlier revocation time is kept). With
+ * `account_id`, only that account's key is touched. Returns the key, or
+ * undefined when no such key (for that account) exists.
+ */
+export async function revoke_api_key(
+  database: Database,
+  input: { account_id?: string; key_id: string },
+): Promise<ApiKey | undefined> {
+  if (!is_uuid(input.key_id)) return undefined;
+  if (input.account_id !== undefined && !is_uuid(input.account_id)) {
+    return undefined;
+  }
+  const where = input.account_id === undefined
+    ? eq(api_keys.id, input.key_id)
+    : and(
+      eq(api_keys.id, input.key_id),
+      eq(api_keys.account_id, input.account_id),
+    );
+  const rows = await database.db.update(api_keys)
+    .set({ revoked_at: sql`coalesce(${api_keys.revoked_at}, now())` })
+    .where(where).returning(key_columns);
+  return rows[0];
+}
+
+/** Revokes every active key of an account; returns how many were revoked. */
+export async function revoke_all_api_keys(
+  database: Database,
+  account_id: string,
+): Promise<number> {
+  if (!is_uuid(account_id)) return 0;
+  const rows = await database.db.update(api_keys)
+    .set({ revoked_at: sql`now()` })
+    .where(
+      and(eq(api_keys.account_id, account_id), isNull(api_keys.revoked_at)),
+    ).returning({ id: api_keys.id });
+  return rows.length;
+}
+
+interface AuthRow {
+  key_id: string;
+  account_id: string;
+  revoked: boolean;
+  email: string;
+  name: string | null;
+  plan: Plan;
+  subscription_status: SubscriptionStatus;
+  rate_count: number | string | null;
+}
+
+/**
+ * Authenticates an API key in one round trip.
+ *
+ * A single statement looks the key up by hash with its account; only for an
+ * active key on an active subscription does it also count the request in the
+ * account's one-minute rate-limit window (bucket `account:<id>`) and bump
+ * `last_used_at` when that is null or over a minute old. Enforcing the limit
+ * is the caller's job, using `rate_count`.
+ */
+export async function authenticate_api_key(
+  database: Database,
+  input: { key: string; now: Date },
+): Promise<AuthenticateResult> {
+  // Hash before the format check so malformed and well-formed keys cost the
+  // same and timing says nothing about which part of a key was wrong.
+  const hash = await hash_api_key(
+    typeof input.key === "string" ? input.key : "",
+  );
+  if (!looks_like_api_key(input.key)) return { status: "unknown" };
+
+  const window_ms = API_KEY_RATE_WINDOW_SECONDS * 1000;
+  const window_start = new Date(
+    Math.floor(input.now.getTime() / window_ms) * window_ms,
+  );
+  const now = input.now.toISOString();
+  const rows = await query_rows<AuthRow>(
+    database,
+    sql`
+      with found as (
+        select k.id as key_id, k.account_id, (k.revoked_at is not null) as revoked,
+               a.email, a.name, a.plan, a.subscription_status
+        from api_keys k
+        join accounts a on a.id = k.account_id
+        where k.secret_hash = ${hash}
+      ),
+      allowed as (
+        select key_id, account_id from found
+        where not revoked and subscription_status = 'active'
+      ),
+      hit as (
+        insert into rate_limit_windows as w (bucket, window_start, count)
+        select 'account:' || account_id::text, ${window_start.toISOString()}::timestamptz, 1
+        from allowed
+        on conflict (bucket, window_start) do update set count = w.count + 1
+        returning w.count
+      ),
+      touched as (
+        update api_keys set last_used_at = ${now}::timestamptz
+        from allowed
+        where api_keys.id = allowed.key_id
+          and (api_keys.last_used_at is null
+            or api_keys.last_used_at < ${now}::timestamptz
+              - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}::int))
+        returning 1
+      )
+      select found.key_id::text as key_id, found.account_id::text as account_id,
+             found.revoked, found.email, found.name, found.plan,
+             found.subscription_status, (select count from hit) as rate_count
+      from found
+    `,
+  );
+  const row = rows[0];
+  if (!row) return { status: "unknown" };
+  if (row.revoked) {
+    return {
+      status: "revoked",
+      account_id: row.account_id,
+      key_id: row.key_id,
+    };
+  }
+  const account: AuthAccount = {
+    id: row.account_id,
+    email: row.email,
+    name: row.name,
+    plan: row.plan,
+    subscription_status: row.subscription_status,
+  };
+  if (row.subscription_status !== "active" || row.rate_count === null) {
+    return { status: "inactive", account, key_id: row.key_id };
+  }
+  return {
+    status: "ok",
+    account,
+    key_id: row.key_id,
+    rate_count: Number(row.rate_count),
+    window_reset_at: new Date(window_start.getTime() + window_ms),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Database layer: schema, migrations, connection handling and repositories
+ * for accounts, API keys, quotas, rate limits and dashboard sessions.
+ *
+ * This layer knows nothing of plans' limits or HTTP; callers pass limits in.
+ *
+ * @example
+ * ```ts
+ * import { open_database, create_account } from "./db/mod.ts";
+ * const database = await open_database({ data_dir: "memory://" });
+ * await create_account(database, { email: "a@example.com", plan: "pro" });
+ * await database.close();
+ * ```
+ *
+ * @module
+ */
+export {
+  type Database,
+  DatabaseUnavailableError,
+  type Db,
+  is_database_unavailable,
+  open_database,
+  type OpenDatabaseOptions,
+} from "./database.ts";
+export {
+  type Account,
+  create_account,
+  type CreateAccountInput,
+  DuplicateEmailError,
+  find_account_by_email,
+  get_account,
+  get_password_hash,
+  normalize_email,
+  update_account,
+  type UpdateAccountInput,
+} from "./accounts.ts";
+export {
+  API_KEY_DISPLAY_PREFIX_LENGTH,
+  API_KEY_PREFIX,
+  API_KEY_RATE_WINDOW_SECONDS,
+  type ApiKey,
+  type AuthAccount,
+  authenticate_api_key,
+  type AuthenticateResult,
+  create_api_key,
+  type CreatedApiKey,
+  get_api_key,
+  hash_api_key,
+  list_api_keys,
+  looks_like_api_key,
+  revoke_all_api_keys,
+  revoke_api_key,
+} from "./api_keys.ts";
+export {
+  hit_rate_limit,
+  type HitRateLimitInput,
+  prune_rate_limit_windows,
+  type RateLimitHit,
+} from "./rate_limits.ts";
+export {
+  get_daily_usage,
+  get_usage,
+  prune_receipts,
+  release_generation,
+  type ReleaseGenerationInput,
+  reserve_generation,
+  type ReserveGenerationInput,
+  type ReserveResult,
+} from "./usage.ts";
+export {
+  create_session,
+  type CreatedSession,
+  delete_session,
+  get_session,
+  prune_sessions,
+  type SessionInfo,
+} from "./sessions.ts";
+export * as schema from "./schema.ts";
+export {
+  type Plan,
+  PLANS,
+  SUBSCRIPTION_STATUSES,
+  type SubscriptionStatus,
+} from "./schema.ts";

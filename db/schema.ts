@@ -1,0 +1,143 @@
+/**
+ * Drizzle table definitions for the invoice service.
+ *
+ * Migrations under `db/migrations/` are generated from this file with
+ * drizzle-kit; change the schema here, then generate a new migration.
+ *
+ * @module
+ */
+import { sql } from "drizzle-orm";
+import {
+  check,
+  date,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+/** Plans an account can be on. Limits per plan live in the server layer. */
+export const PLANS = ["starter", "pro", "team"] as const;
+/** A plan name. */
+export type Plan = typeof PLANS[number];
+
+/** Subscription states; only "active" accounts may generate. */
+export const SUBSCRIPTION_STATUSES = ["active", "inactive"] as const;
+/** A subscription status. */
+export type SubscriptionStatus = typeof SUBSCRIPTION_STATUSES[number];
+
+/** Customer accounts. Emails are stored lower-cased so lookups are exact. */
+export const accounts = pgTable("accounts", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  email: text("email").notNull().unique(),
+  name: text("name"),
+  plan: text("plan", { enum: PLANS }).notNull(),
+  subscription_status: text("subscription_status", {
+    enum: SUBSCRIPTION_STATUSES,
+  }).notNull().default("active"),
+  // Nullable: API-only accounts have no dashboard password.
+  password_hash: text("password_hash"),
+  created_at: timestamp("created_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+  updated_at: timestamp("updated_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+}, (t) => [
+  check("accounts_email_lower_case", sql`${t.email} = lower(${t.email})`),
+  check("accounts_plan_valid", sql`${t.plan} in ('starter', 'pro', 'team')`),
+  check(
+    "accounts_subscription_status_valid",
+    sql`${t.subscription_status} in ('active', 'inactive')`,
+  ),
+]);
+
+/** API keys. Only a SHA-256 (hex) of the full key is stored. */
+export const api_keys = pgTable("api_keys", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  account_id: uuid("account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  name: text("name").notNull(),
+  // Non-secret: shown in listings so users can tell keys apart.
+  prefix: text("prefix").notNull(),
+  secret_hash: text("secret_hash").notNull(),
+  created_at: timestamp("created_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+  last_used_at: timestamp("last_used_at", { withTimezone: true }),
+  revoked_at: timestamp("revoked_at", { withTimezone: true }),
+}, (t) => [
+  uniqueIndex("api_keys_secret_hash_key").on(t.secret_hash),
+  index("api_keys_account_id_idx").on(t.account_id),
+]);
+
+/** Generations counted per account and calendar month ("YYYY-MM"). */
+export const usage_monthly = pgTable("usage_monthly", {
+  account_id: uuid("account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  month: text("month").notNull(),
+  count: integer("count").notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.account_id, t.month] }),
+  check("usage_monthly_month_format", sql`${t.month} ~ '^[0-9]{4}-[0-9]{2}$'`),
+  check("usage_monthly_count_non_negative", sql`${t.count} >= 0`),
+]);
+
+/** Generations counted per account and day; counts only, for a chart. */
+export const usage_daily = pgTable("usage_daily", {
+  account_id: uuid("account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  day: date("day", { mode: "string" }).notNull(),
+  count: integer("count").notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.account_id, t.day] }),
+  check("usage_daily_count_non_negative", sql`${t.count} >= 0`),
+]);
+
+/**
+ * One row per counted generation: a hash of the canonical request body, never
+ * its content. Lets an identical retry in the same month be free.
+ */
+export const generation_receipts = pgTable("generation_receipts", {
+  account_id: uuid("account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  month: text("month").notNull(),
+  request_hash: text("request_hash").notNull(),
+  created_at: timestamp("created_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.account_id, t.month, t.request_hash] }),
+  // Pruning deletes whole old months.
+  index("generation_receipts_month_idx").on(t.month),
+]);
+
+/** Fixed-window rate-limit counters, e.g. bucket `account:<uuid>`. */
+export const rate_limit_windows = pgTable("rate_limit_windows", {
+  bucket: text("bucket").notNull(),
+  window_start: timestamp("window_start", { withTimezone: true }).notNull(),
+  count: integer("count").notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.bucket, t.window_start] }),
+  // Pruning deletes by age across all buckets.
+  index("rate_limit_windows_window_start_idx").on(t.window_start),
+]);
+
+/** Dashboard sessions. Only a SHA-256 (hex) of the cookie value is stored. */
+export const sessions = pgTable("sessions", {
+  id_hash: text("id_hash").primaryKey(),
+  account_id: uuid("account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  csrf_token: text("csrf_token").notNull(),
+  created_at: timestamp("created_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+  expires_at: timestamp("expires_at", { withTimezone: true }).notNull(),
+}, (t) => [
+  index("sessions_account_id_idx").on(t.account_id),
+  index("sessions_expires_at_idx").on(t.expires_at),
+]);

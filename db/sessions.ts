@@ -1,0 +1,112 @@
+/**
+ * Dashboard sessions. The cookie value is a random token; only its SHA-256
+ * is stored, so a database leak does not leak live sessions.
+ *
+ * @module
+ */
+import { and, eq, gt, lt, sql } from "drizzle-orm";
+import type { Account } from "./accounts.ts";
+import type { Database } from "./database.ts";
+import { is_uuid, query_rows, random_token, sha256_hex } from "./_util.ts";
+import { accounts, sessions } from "./schema.ts";
+
+/** Returned once by {@linkcode create_session}. */
+export interface CreatedSession {
+  /** Cookie value; not stored. */
+  token: string;
+  /** Token the dashboard must echo in state-changing requests. */
+  csrf_token: string;
+  /** When the session stops being valid. */
+  expires_at: Date;
+}
+
+/** A live session. */
+export interface SessionInfo {
+  /** The signed-in account. */
+  account: Account;
+  /** CSRF token bound to this session. */
+  csrf_token: string;
+  /** When the session stops being valid. */
+  expires_at: Date;
+}
+
+/** Creates a session for `account_id` valid for `ttl_seconds` from `now`. */
+export async function create_session(
+  database: Database,
+  input: { account_id: string; ttl_seconds: number; now?: Date },
+): Promise<CreatedSession> {
+  if (!is_uuid(input.account_id)) {
+    throw new TypeError("account_id must be a UUID");
+  }
+  if (!(input.ttl_seconds > 0)) {
+    throw new RangeError("ttl_seconds must be positive");
+  }
+  const now = input.now ?? new Date();
+  const token = random_token(32);
+  const csrf_token = random_token(32);
+  const expires_at = new Date(now.getTime() + input.ttl_seconds * 1000);
+  await database.db.insert(sessions).values({
+    id_hash: await sha256_hex(token),
+    account_id: input.account_id,
+    csrf_token,
+    created_at: now,
+    expires_at,
+  });
+  return { token, csrf_token, expires_at };
+}
+
+/** The live session for cookie `token` at `now` (default: the clock), or undefined. */
+export async function get_session(
+  database: Database,
+  token: string,
+  options: { now?: Date } = {},
+): Promise<SessionInfo | undefined> {
+  const now = options.now ?? new Date();
+  const id_hash = await sha256_hex(token);
+  const rows = await database.db.select({
+    account: {
+      id: accounts.id,
+      email: accounts.email,
+      name: accounts.name,
+      plan: accounts.plan,
+      subscription_status: accounts.subscription_status,
+      created_at: accounts.created_at,
+      updated_at: accounts.updated_at,
+    },
+    csrf_token: sessions.csrf_token,
+    expires_at: sessions.expires_at,
+  }).from(sessions)
+    .innerJoin(accounts, eq(accounts.id, sessions.account_id))
+    .where(and(eq(sessions.id_hash, id_hash), gt(sessions.expires_at, now)))
+    .limit(1);
+  return rows[0];
+}
+
+/** Deletes the session for cookie `token`; true if one existed. */
+export async function delete_session(
+  database: Database,
+  token: string,
+): Promise<boolean> {
+  const rows = await database.db.delete(sessions)
+    .where(eq(sessions.id_hash, await sha256_hex(token)))
+    .returning({ id_hash: sessions.id_hash });
+  return rows.length > 0;
+}
+
+/** Deletes sessions that expired before `before`; returns how many. */
+export async function prune_sessions(
+  database: Database,
+  before: Date,
+): Promise<number> {
+  const rows = await query_rows<{ n: number | string }>(
+    database,
+    sql`
+      with gone as (
+        delete from sessions where ${lt(sessions.expires_at, before)}
+        returning 1
+      )
+      select count(*)::int as n from gone
+    `,
+  );
+  return Number(rows[0]?.n ?? 0);
+}

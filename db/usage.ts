@@ -1,0 +1,260 @@
+/**
+ * Monthly quota accounting with free identical retries.
+ *
+ * A generation is "reserved" before rendering: a receipt (hash of the
+ * canonical request) is stored and the month's counter moves by one, both
+ * atomically in the database, so concurrent requests on any number of app
+ * instances can never exceed the limit.
+ *
+ * @module
+ */
+import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
+import type { Database } from "./database.ts";
+import { is_uuid, query_rows, to_number } from "./_util.ts";
+import { usage_daily, usage_monthly } from "./schema.ts";
+
+/** Input for {@linkcode reserve_generation}. */
+export interface ReserveGenerationInput {
+  /** Account being charged. */
+  account_id: string;
+  /** Quota month, "YYYY-MM". */
+  month: string;
+  /** Day for the per-day chart, "YYYY-MM-DD", inside `month`. */
+  day: string;
+  /** Generations allowed in `month` (from the account's plan). */
+  limit: number;
+  /** Hash of the canonical request body; never the body itself. */
+  request_hash: string;
+}
+
+/** Input for {@linkcode release_generation}. */
+export type ReleaseGenerationInput = Omit<ReserveGenerationInput, "limit">;
+
+/** Outcome of {@linkcode reserve_generation}. */
+export type ReserveResult =
+  /** Counted; `used` includes this generation. */
+  | { status: "reserved"; used: number }
+  /** Same request already counted this month: free, counter unchanged. */
+  | { status: "replay"; used: number }
+  /** Over the limit; nothing was recorded. */
+  | { status: "exhausted"; used: number };
+
+const MONTH_PATTERN = /^\d{4}-(0[1-9]|1[0-2])$/;
+const DAY_PATTERN = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+
+function check_month(month: string): void {
+  if (!MONTH_PATTERN.test(month)) {
+    throw new RangeError(`month must be YYYY-MM, got ${JSON.stringify(month)}`);
+  }
+}
+
+function check_input(input: ReleaseGenerationInput): void {
+  if (!is_uuid(input.account_id)) {
+    throw new TypeError("account_id must be a UUID");
+  }
+  check_month(input.month);
+  if (!DAY_PATTERN.test(input.day) || !input.day.startsWith(input.month)) {
+    throw new RangeError(
+      `day must be YYYY-MM-DD within ${input.month}, got ${
+        JSON.stringify(input.day)
+      }`,
+    );
+  }
+  if (input.request_hash.length === 0) {
+    throw new RangeError("request_hash must not be empty");
+  }
+}
+
+/**
+ * Reserves one generation against the monthly `limit`.
+ *
+ * One statement with data-modifying CTEs inserts the receipt (if new) and,
+ * only then, increments the monthly counter if it is below `limit`, and the
+ * daily counter with it. A receipt that already existed means a replay, free
+ * even when the month is used up. A new receipt whose counter could not move
+ * is deleted again by a second statement, on that rejection path only.
+ *
+ * Call {@linkcode release_generation} only after a "reserved" result.
+ */
+export async function reserve_generation(
+  database: Database,
+  input: ReserveGenerationInput,
+): Promise<ReserveResult> {
+  check_input(input);
+  if (!Number.isInteger(input.limit) || input.limit < 0) {
+    throw new RangeError("limit must be a non-negative integer");
+  }
+  const { account_id, month, day, request_hash, limit } = input;
+  const rows = await query_rows<{
+    inserted: number | string;
+    new_count: number | string | null;
+    current: number | string | null;
+  }>(
+    database,
+    sql`
+      with receipt as (
+        insert into generation_receipts (account_id, month, request_hash)
+        values (${account_id}::uuid, ${month}, ${request_hash})
+        on conflict do nothing
+        returning 1
+      ),
+      monthly as (
+        insert into usage_monthly as u (account_id, month, count)
+        select ${account_id}::uuid, ${month}, 1 from receipt
+        where ${limit}::int > 0
+        on conflict (account_id, month) do update set count = u.count + 1
+        where u.count < ${limit}::int
+        returning u.count
+      ),
+      daily as (
+        insert into usage_daily as d (account_id, day, count)
+        select ${account_id}::uuid, ${day}::date, 1 from monthly
+        on conflict (account_id, day) do update set count = d.count + 1
+        returning 1
+      )
+      select (select count(*) from receipt)::int as inserted,
+             (select count from monthly) as new_count,
+             (select count from usage_monthly
+               where account_id = ${account_id}::uuid and month = ${month}
+             ) as current
+    `,
+  );
+  const row = rows[0]!;
+  if (row.new_count !== null) {
+    return { status: "reserved", used: to_number(row.new_count) };
+  }
+  if (to_number(row.inserted) === 0) {
+    // `current` comes from the statement's snapshot: good enough to report.
+    return { status: "replay", used: to_number(row.current ?? 0) };
+  }
+  // Rejected: take back the receipt so a later retry is judged afresh, and
+  // read the counter from a fresh snapshot.
+  const after = await query_rows<{ used: number | string }>(
+    database,
+    sql`
+      with gone as (
+        delete from generation_receipts
+        where account_id = ${account_id}::uuid and month = ${month}
+          and request_hash = ${request_hash}
+        returning 1
+      )
+      select coalesce((select count from usage_monthly
+        where account_id = ${account_id}::uuid and month = ${month}), 0) as used
+    `,
+  );
+  return { status: "exhausted", used: to_number(after[0]?.used ?? 0) };
+}
+
+/**
+ * Undoes a reservation whose render failed: deletes the receipt and, only if
+ * there was one, decrements the monthly and daily counters (never below 0).
+ * Idempotent: a second call changes nothing.
+ */
+export async function release_generation(
+  database: Database,
+  input: ReleaseGenerationInput,
+): Promise<{ released: boolean; used: number }> {
+  check_input(input);
+  const { account_id, month, day, request_hash } = input;
+  const rows = await query_rows<{
+    released: number | string;
+    used: number | string;
+  }>(
+    database,
+    sql`
+      with gone as (
+        delete from generation_receipts
+        where account_id = ${account_id}::uuid and month = ${month}
+          and request_hash = ${request_hash}
+        returning 1
+      ),
+      monthly as (
+        update usage_monthly set count = greatest(count - 1, 0)
+        where account_id = ${account_id}::uuid and month = ${month}
+          and exists (select 1 from gone)
+        returning count
+      ),
+      daily as (
+        update usage_daily set count = greatest(count - 1, 0)
+        where account_id = ${account_id}::uuid and day = ${day}::date
+          and exists (select 1 from gone)
+        returning 1
+      )
+      select (select count(*) from gone)::int as released,
+             coalesce((select count from monthly),
+               (select count from usage_monthly
+                 where account_id = ${account_id}::uuid and month = ${month}),
+               0) as used
+    `,
+  );
+  const row = rows[0]!;
+  return { released: to_number(row.released) > 0, used: to_number(row.used) };
+}
+
+/** Generations counted for an account in `month` ("YYYY-MM"). */
+export async function get_usage(
+  database: Database,
+  account_id: string,
+  options: { month: string },
+): Promise<number> {
+  check_month(options.month);
+  if (!is_uuid(account_id)) return 0;
+  const rows = await database.db.select({ count: usage_monthly.count })
+    .from(usage_monthly).where(
+      and(
+        eq(usage_monthly.account_id, account_id),
+        eq(usage_monthly.month, options.month),
+      ),
+    );
+  return rows[0]?.count ?? 0;
+}
+
+/** Per-day counts of an account in `month`, ascending; days without use omitted. */
+export async function get_daily_usage(
+  database: Database,
+  account_id: string,
+  options: { month: string },
+): Promise<Array<{ day: string; count: number }>> {
+  check_month(options.month);
+  if (!is_uuid(account_id)) return [];
+  const [year, month] = options.month.split("-").map(Number) as [
+    number,
+    number,
+  ];
+  const first = `${options.month}-01`;
+  const next = month === 12
+    ? `${year + 1}-01-01`
+    : `${year}-${String(month + 1).padStart(2, "0")}-01`;
+  return await database.db.select({
+    day: usage_daily.day,
+    count: usage_daily.count,
+  }).from(usage_daily).where(
+    and(
+      eq(usage_daily.account_id, account_id),
+      gte(usage_daily.day, first),
+      lt(usage_daily.day, next),
+    ),
+  ).orderBy(asc(usage_daily.day));
+}
+
+/**
+ * Deletes receipts of months before `before_month` ("YYYY-MM"); they can no
+ * longer make a retry free. Returns how many were deleted.
+ */
+export async function prune_receipts(
+  database: Database,
+  options: { before_month: string },
+): Promise<number> {
+  check_month(options.before_month);
+  const rows = await query_rows<{ n: number | string }>(
+    database,
+    sql`
+      with gone as (
+        delete from generation_receipts where month < ${options.before_month}
+        returning 1
+      )
+      select count(*)::int as n from gone
+    `,
+  );
+  return to_number(rows[0]?.n ?? 0);
+}

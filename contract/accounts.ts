@@ -1,0 +1,147 @@
+/**
+ * Accounts, plans and API keys as the API shows them.
+ */
+import { z } from "zod";
+
+/** Plans and what they include. Upgrading applies at once. */
+export const PLANS = {
+  starter: {
+    name: "Starter",
+    monthly_invoices: 150,
+    requests_per_minute: 60,
+    price_usd: 9,
+  },
+  pro: {
+    name: "Pro",
+    monthly_invoices: 1000,
+    requests_per_minute: 120,
+    price_usd: 19,
+  },
+  team: {
+    name: "Team",
+    monthly_invoices: 10000,
+    requests_per_minute: 600,
+    price_usd: 49,
+  },
+} as const;
+
+/** A plan identifier. */
+export type Plan = keyof typeof PLANS;
+
+/** Plan identifier schema. */
+export const PlanSchema = z.enum(["starter", "pro", "team"]).describe(
+  "Plan: starter (150 invoices/month), pro (1,000), team (10,000).",
+);
+
+/** Subscription status schema. */
+export const SubscriptionStatusSchema = z.enum(["active", "inactive"]).describe(
+  "Only accounts with an active subscription can generate invoices.",
+);
+
+/** Subscription status. */
+export type SubscriptionStatus = z.infer<typeof SubscriptionStatusSchema>;
+
+const uuid = z.uuid("must be a valid id");
+
+/** An account as the API shows it. */
+export const AccountSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  plan: PlanSchema,
+  subscription_status: SubscriptionStatusSchema,
+  created_at: z.string().describe("ISO 8601 timestamp."),
+}).meta({ id: "Account" });
+
+/** An account as the API shows it. */
+export type AccountView = z.infer<typeof AccountSchema>;
+
+/** This month's usage of an account. */
+export const UsageSchema = z.object({
+  month: z.string().describe("Calendar month (UTC), YYYY-MM."),
+  used: z.number().int(),
+  limit: z.number().int(),
+  remaining: z.number().int(),
+  resets_at: z.string().describe(
+    "First instant of next month, ISO 8601 (UTC).",
+  ),
+  daily: z.array(z.object({ day: z.string(), count: z.number().int() }))
+    .describe("Successful generations per day of this month (counts only)."),
+}).meta({ id: "Usage" });
+
+/** This month's usage of an account. */
+export type UsageView = z.infer<typeof UsageSchema>;
+
+/** An account with its usage. */
+export const AccountWithUsageSchema = AccountSchema.extend({
+  usage: UsageSchema,
+})
+  .meta({ id: "AccountWithUsage" });
+
+/** An account with its usage. */
+export type AccountWithUsage = z.infer<typeof AccountWithUsageSchema>;
+
+/** Body of `POST /admin/accounts`. */
+export const CreateAccountSchema = z.strictObject({
+  email: z.string().trim().max(254).pipe(
+    z.email("must be a valid e-mail address"),
+  ),
+  name: z.string().trim().min(1).max(200).optional(),
+  plan: PlanSchema,
+  subscription_status: SubscriptionStatusSchema.optional(),
+});
+
+/** Body of `PATCH /admin/accounts/{id}`. */
+export const UpdateAccountSchema = z.strictObject({
+  id: uuid,
+  plan: PlanSchema.optional(),
+  subscription_status: SubscriptionStatusSchema.optional(),
+});
+
+/** An account id in the path. */
+export const AccountIdSchema = z.strictObject({ id: uuid });
+
+/** A key name: descriptive, required, length-limited. */
+export const KeyNameSchema = z.string().trim().min(1, "must not be empty").max(
+  100,
+  "must be at most 100 characters",
+).describe('A descriptive name, e.g. "Production server".');
+
+/** An API key as listed: never the secret. */
+export const ApiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().describe(
+    "First characters of the key, for recognising it.",
+  ),
+  status: z.enum(["active", "revoked"]),
+  created_at: z.string(),
+  last_used_at: z.string().nullable().describe(
+    "Updated at most once a minute.",
+  ),
+  revoked_at: z.string().nullable(),
+}).meta({ id: "ApiKey" });
+
+/** An API key as listed. */
+export type ApiKeyView = z.infer<typeof ApiKeySchema>;
+
+/** A newly created key: the only time the full key is shown. */
+export const CreatedApiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  key: z.string().describe("The full API key. Shown once; store it securely."),
+  created_at: z.string(),
+}).meta({ id: "CreatedApiKey" });
+
+/** A newly created key. */
+export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
+
+/** Body of creating a key for an account. */
+export const CreateKeySchema = z.strictObject({
+  id: uuid,
+  name: KeyNameSchema,
+});
+
+/** A key id in the path. */
+export const KeyIdSchema = z.strictObject({ id: uuid });

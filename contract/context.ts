@@ -1,0 +1,87 @@
+/**
+ * What the procedures need from the server, as interfaces: the contract
+ * defines the procedures once and imports nothing of ours; `server/`
+ * implements these services.
+ */
+import type { Invoice } from "./invoice_types.ts";
+import type {
+  AccountView,
+  AccountWithUsage,
+  ApiKeyView,
+  CreatedApiKey,
+  Plan,
+  SubscriptionStatus,
+  UsageView,
+} from "./accounts.ts";
+
+/** The account a request acts for, once its credentials were checked. */
+export interface Principal {
+  account: AccountView;
+  /** The API key used, when the caller used one. */
+  key_id?: string;
+}
+
+/** Where procedures put response status and headers (the HTTP layer sends them). */
+export interface ResponseSink {
+  status?: number;
+  headers: Headers;
+  /** The PDF bytes when the HTTP face streams them itself instead of JSON. */
+  pdf?: Uint8Array;
+}
+
+/** A rendered invoice. */
+export interface RenderedPdf {
+  file_name: string;
+  bytes: Uint8Array;
+}
+
+/** Server-side operations the procedures call. */
+export interface Services {
+  /**
+   * Checks an `Authorization` header carrying an API key, counts the request
+   * against the account's rate limit and sets rate-limit headers. Throws an
+   * `ApiError` (401, 403, 429, 503).
+   */
+  authenticate_api_key(
+    authorization: string | null,
+    response: ResponseSink,
+  ): Promise<Principal>;
+  /** Checks the operator's `Authorization` header. Throws an `ApiError`. */
+  authenticate_admin(authorization: string | null): void;
+  /** Charges the monthly quota, renders the PDF, and releases the charge if rendering fails. */
+  generate_invoice(
+    principal: Principal,
+    invoice: Invoice,
+    response: ResponseSink,
+  ): Promise<RenderedPdf>;
+  /** Renders without charging quota (the dashboard's preview). */
+  preview_invoice(principal: Principal, invoice: Invoice): Promise<RenderedPdf>;
+  create_account(input: {
+    email: string;
+    name?: string;
+    plan: Plan;
+    subscription_status?: SubscriptionStatus;
+  }): Promise<AccountView>;
+  get_account(account_id: string): Promise<AccountWithUsage>;
+  update_account(
+    account_id: string,
+    changes: { plan?: Plan; subscription_status?: SubscriptionStatus },
+  ): Promise<AccountWithUsage>;
+  get_usage(account_id: string): Promise<UsageView>;
+  list_keys(account_id: string): Promise<ApiKeyView[]>;
+  create_key(account_id: string, name: string): Promise<CreatedApiKey>;
+  /** Revokes a key; with an account id, only that account's key. */
+  revoke_key(key_id: string, account_id?: string): Promise<ApiKeyView>;
+}
+
+/** The tRPC context every procedure receives. */
+export interface ServiceContext {
+  /** The raw `Authorization` header, if any. */
+  authorization: string | null;
+  /** The dashboard session's principal, resolved by the HTTP layer from its cookie. */
+  session: Principal | null;
+  /** True when the HTTP face streams the PDF bytes itself (REST `POST /generate`). */
+  binary_pdf: boolean;
+  response: ResponseSink;
+  services: Services;
+}

@@ -1,0 +1,13 @@
+/**
+ * The service contract: schemas, error shape and the tRPC router.
+ *
+ * @module
+ */
+export * from "./accounts.ts";
+export * from "./context.ts";
+export * from "./errors.ts";
+export * from "./invoice.ts";
+export * from "./money.ts";
+export * from "./router.ts";
+export * from "./trpc_errors.ts";
+export * from "./validation.ts";

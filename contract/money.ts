@@ -1,0 +1,88 @@
+/**
+ * Exact decimal arithmetic for money.
+ *
+ * JSON numbers arrive as IEEE doubles; their shortest round-trip form
+ * (`String(n)`) is exactly the decimal the client wrote whenever it has at
+ * most 15 significant digits. We parse that form into a scaled bigint so no
+ * floating-point operation ever touches an amount.
+ */
+
+/** A decimal number as `units × 10^-scale`. */
+export interface Decimal {
+  units: bigint;
+  scale: number;
+}
+
+/** Parses a finite JS number into an exact decimal of its shortest form. */
+export function decimal_from_number(value: number): Decimal {
+  if (!Number.isFinite(value)) {
+    throw new RangeError("not a finite number");
+  }
+  const text = String(value);
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
+  if (!match) throw new RangeError(`unexpected number form: ${text}`);
+  const [, sign, whole, fraction = "", exponent = "0"] = match;
+  let digits = whole + fraction;
+  let scale = fraction.length - Number(exponent);
+  if (scale < 0) {
+    digits += "0".repeat(-scale);
+    scale = 0;
+  }
+  const units = BigInt(digits) * (sign === "-" ? -1n : 1n);
+  return { units, scale };
+}
+
+/** Number of decimal places a number has in its shortest form. */
+export function decimal_places(value: number): number {
+  return decimal_from_number(value).scale;
+}
+
+/** Rounds `value` to `places` decimals, half away from zero. */
+export function round_decimal(value: Decimal, places: number): bigint {
+  if (value.scale <= places) {
+    return value.units * 10n ** BigInt(places - value.scale);
+  }
+  const divisor = 10n ** BigInt(value.scale - places);
+  const negative = value.units < 0n;
+  const magnitude = negative ? -value.units : value.units;
+  let quotient = magnitude / divisor;
+  if ((magnitude % divisor) * 2n >= divisor) quotient += 1n;
+  return negative ? -quotient : quotient;
+}
+
+/** Exact product of an integer quantity and a decimal rate, in cents (rounded half away from zero). */
+export function line_amount_cents(quantity: number, rate: number): bigint {
+  const decimal = decimal_from_number(rate);
+  return round_decimal(
+    { units: decimal.units * BigInt(quantity), scale: decimal.scale },
+    2,
+  );
+}
+
+/** Exact value of a number given with at most two decimals, in cents. */
+export function to_cents(value: number): bigint {
+  return round_decimal(decimal_from_number(value), 2);
+}
+
+/** Formats cents as a plain decimal string with two places, e.g. `-1234.50`. */
+export function format_cents(cents: bigint): string {
+  const negative = cents < 0n;
+  const magnitude = negative ? -cents : cents;
+  const whole = magnitude / 100n;
+  const fraction = (magnitude % 100n).toString().padStart(2, "0");
+  return `${negative ? "-" : ""}${whole}.${fraction}`;
+}
+
+/** Formats a number as the plain decimal string of its shortest form (no exponent). */
+export function format_decimal(value: number): string {
+  const { units, scale } = decimal_from_number(value);
+  if (scale === 0) return units.toString();
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(
+    scale + 1,
+    "0",
+  );
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = digits.slice(digits.length - scale);
+  return `${negative ? "-" : ""}${whole}.${fraction}`;
+}

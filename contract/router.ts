@@ -1,0 +1,323 @@
+/**
+ * The one tRPC router: every procedure of the service, defined once. The REST
+ * face (trpc-to-openapi) and typed `/trpc` callers share it.
+ */
+import { initTRPC } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import { z } from "zod";
+import {
+  AccountIdSchema,
+  AccountSchema,
+  AccountWithUsageSchema,
+  ApiKeySchema,
+  CreateAccountSchema,
+  CreatedApiKeySchema,
+  CreateKeySchema,
+  KeyIdSchema,
+  KeyNameSchema,
+  UpdateAccountSchema,
+  UsageSchema,
+} from "./accounts.ts";
+import type { Principal, ServiceContext } from "./context.ts";
+import { ApiError } from "./errors.ts";
+import { InvoiceRequestSchema } from "./invoice.ts";
+import { to_api_error, to_trpc_error } from "./trpc_errors.ts";
+
+const t = initTRPC.context<ServiceContext>().meta<OpenApiMeta>().create({
+  errorFormatter({ shape, error }) {
+    // tRPC clients need tRPC's envelope (numeric code); our code, details and
+    // HTTP status travel in `data`. Stack traces never leave the server.
+    const api_error = to_api_error(error);
+    return {
+      code: shape.code,
+      message: api_error.message,
+      data: {
+        code: api_error.code,
+        http_status: api_error.status,
+        ...(api_error.details ? { details: api_error.details } : {}),
+      },
+    };
+  },
+});
+
+/** Every failure leaves a procedure as a `TRPCError` that carries our `ApiError`. */
+const base = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) throw to_trpc_error(to_api_error(result.error));
+  return result;
+});
+
+const api_key_procedure = base.use(async ({ ctx, next }) => {
+  const principal = await ctx.services.authenticate_api_key(
+    ctx.authorization,
+    ctx.response,
+  );
+  return next({ ctx: { principal } });
+});
+
+const session_procedure = base.use(({ ctx, next }) => {
+  if (!ctx.session) {
+    throw new ApiError("unauthorized", "Sign in to the dashboard first");
+  }
+  return next({ ctx: { principal: ctx.session as Principal } });
+});
+
+const admin_procedure = base.use(({ ctx, next }) => {
+  ctx.services.authenticate_admin(ctx.authorization);
+  return next();
+});
+
+const ERROR_RESPONSES = {
+  400: "Invalid JSON or fields (`invalid_request`), with per-field details.",
+  401: "Missing, malformed or unknown credentials (`unauthorized`).",
+  403:
+    "Revoked key (`key_revoked`), inactive subscription (`subscription_inactive`) or monthly limit used up (`quota_exceeded`).",
+  413: "Request body over 1 MiB (`payload_too_large`).",
+  429: "Rate limit hit (`rate_limited`); wait 60 s (see `Retry-After`).",
+  500: "Unexpected fault (`internal`); safe to retry.",
+  503: "Temporarily unavailable (`unavailable`); retry after `Retry-After`.",
+};
+
+function pick_errors(codes: (keyof typeof ERROR_RESPONSES)[]) {
+  return Object.fromEntries(codes.map((code) => [code, ERROR_RESPONSES[code]]));
+}
+
+/** What a tRPC caller receives for a generated invoice. */
+export const GeneratedPdfSchema = z.object({
+  file_name: z.string(),
+  content_type: z.literal("application/pdf"),
+  byte_length: z.number().int(),
+  pdf_base64: z.string().optional().describe(
+    "The PDF, base64-encoded (tRPC callers). The REST face streams the bytes instead.",
+  ),
+}).meta({ id: "GeneratedPdf" });
+
+function encode_base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let offset = 0; offset < bytes.length; offset += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
+  }
+  return btoa(binary);
+}
+
+const ADMIN_TAGS = ["admin"];
+const ACCOUNT_TAGS = ["account"];
+
+/** The service's router. */
+export const app_router = t.router({
+  invoice: t.router({
+    generate: api_key_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/generate",
+          protect: true,
+          tags: ["invoices"],
+          summary: "Generate an invoice PDF",
+          description:
+            "Turns invoice JSON into a PDF, streamed back as `application/pdf`. Nothing is stored. " +
+            "An identical retry in the same month returns the same PDF and is not charged again.",
+          successDescription: "The PDF.",
+          errorResponses: pick_errors([400, 401, 403, 413, 429, 500, 503]),
+        },
+      })
+      .input(InvoiceRequestSchema)
+      .output(GeneratedPdfSchema)
+      .mutation(async ({ ctx, input }) => {
+        const pdf = await ctx.services.generate_invoice(
+          ctx.principal,
+          input,
+          ctx.response,
+        );
+        if (ctx.binary_pdf) ctx.response.pdf = pdf.bytes;
+        return {
+          file_name: pdf.file_name,
+          content_type: "application/pdf" as const,
+          byte_length: pdf.bytes.length,
+          ...(ctx.binary_pdf ? {} : { pdf_base64: encode_base64(pdf.bytes) }),
+        };
+      }),
+    preview: session_procedure
+      .input(InvoiceRequestSchema)
+      .output(GeneratedPdfSchema)
+      .mutation(async ({ ctx, input }) => {
+        const pdf = await ctx.services.preview_invoice(ctx.principal, input);
+        return {
+          file_name: pdf.file_name,
+          content_type: "application/pdf" as const,
+          byte_length: pdf.bytes.length,
+          pdf_base64: encode_base64(pdf.bytes),
+        };
+      }),
+  }),
+  account: t.router({
+    usage: session_procedure
+      .meta({
+        openapi: {
+          method: "GET",
+          path: "/account/usage",
+          tags: ACCOUNT_TAGS,
+          summary: "This month's usage of the signed-in account",
+          errorResponses: pick_errors([401]),
+        },
+      })
+      .input(z.void())
+      .output(UsageSchema)
+      .query(({ ctx }) => ctx.services.get_usage(ctx.principal.account.id)),
+    list_keys: session_procedure
+      .meta({
+        openapi: {
+          method: "GET",
+          path: "/account/keys",
+          tags: ACCOUNT_TAGS,
+          summary: "List the account's API keys (never their secrets)",
+          errorResponses: pick_errors([401]),
+        },
+      })
+      .input(z.void())
+      .output(z.object({ keys: z.array(ApiKeySchema) }))
+      .query(async ({ ctx }) => ({
+        keys: await ctx.services.list_keys(ctx.principal.account.id),
+      })),
+    create_key: session_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/account/keys",
+          tags: ACCOUNT_TAGS,
+          summary: "Generate a new API key; the full key is shown once",
+          successDescription: "The new key, including its full value.",
+          errorResponses: pick_errors([400, 401]),
+        },
+      })
+      .input(z.strictObject({ name: KeyNameSchema }))
+      .output(CreatedApiKeySchema)
+      .mutation(async ({ ctx, input }) => {
+        ctx.response.status = 201;
+        return await ctx.services.create_key(
+          ctx.principal.account.id,
+          input.name,
+        );
+      }),
+    revoke_key: session_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/account/keys/{id}/revoke",
+          tags: ACCOUNT_TAGS,
+          summary: "Revoke an API key permanently",
+          errorResponses: pick_errors([400, 401]),
+        },
+      })
+      .input(KeyIdSchema)
+      .output(ApiKeySchema)
+      .mutation(({ ctx, input }) =>
+        ctx.services.revoke_key(input.id, ctx.principal.account.id)
+      ),
+  }),
+  admin: t.router({
+    create_account: admin_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/admin/accounts",
+          protect: true,
+          tags: ADMIN_TAGS,
+          summary: "Create an account",
+          errorResponses: pick_errors([400, 401]),
+        },
+      })
+      .input(CreateAccountSchema)
+      .output(AccountSchema)
+      .mutation(async ({ ctx, input }) => {
+        ctx.response.status = 201;
+        return await ctx.services.create_account(input);
+      }),
+    get_account: admin_procedure
+      .meta({
+        openapi: {
+          method: "GET",
+          path: "/admin/accounts/{id}",
+          protect: true,
+          tags: ADMIN_TAGS,
+          summary: "An account with this month's usage",
+          errorResponses: pick_errors([400, 401]),
+        },
+      })
+      .input(AccountIdSchema)
+      .output(AccountWithUsageSchema)
+      .query(({ ctx, input }) => ctx.services.get_account(input.id)),
+    update_account: admin_procedure
+      .meta({
+        openapi: {
+          method: "PATCH",
+          path: "/admin/accounts/{id}",
+          protect: true,
+          tags: ADMIN_TAGS,
+          summary: "Change plan or subscription status (applies at once)",
+          errorResponses: pick_errors([400, 401]),
+        },
+      })
+      .input(UpdateAccountSchema)
+      .output(AccountWithUsageSchema)
+      .mutation(({ ctx, input }) =>
+        ctx.services.update_account(input.id, {
+          plan: input.plan,
+          subscription_status: input.subscription_status,
+        })
+      ),
+    list_keys: admin_procedure
+      .meta({
+        openapi: {
+          method: "GET",
+          path: "/admin/accounts/{id}/keys",
+          protect: true,
+          tags: ADMIN_TAGS,
+          summary: "List an account's API keys",
+          errorResponses: pick_errors([400, 401]),
+        },
+      })
+      .input(AccountIdSchema)
+      .output(z.object({ keys: z.array(ApiKeySchema) }))
+      .query(async ({ ctx, input }) => ({
+        keys: await ctx.services.list_keys(input.id),
+      })),
+    create_key: admin_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/admin/accounts/{id}/keys",
+          protect: true,
+          tags: ADMIN_TAGS,
+          summary: "Generate an API key for an account; shown once",
+          errorResponses: pick_errors([400, 401]),
+        },
+      })
+      .input(CreateKeySchema)
+      .output(CreatedApiKeySchema)
+      .mutation(async ({ ctx, input }) => {
+        ctx.response.status = 201;
+        return await ctx.services.create_key(input.id, input.name);
+      }),
+    revoke_key: admin_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/admin/keys/{id}/revoke",
+          protect: true,
+          tags: ADMIN_TAGS,
+          summary: "Revoke an API key permanently (idempotent)",
+          errorResponses: pick_errors([400, 401]),
+        },
+      })
+      .input(KeyIdSchema)
+      .output(ApiKeySchema)
+      .mutation(({ ctx, input }) => ctx.services.revoke_key(input.id)),
+  }),
+});
+
+/** The router's type, for typed tRPC clients. */
+export type AppRouter = typeof app_router;
+
+/** Creates a server-side caller (tests, the dashboard's server side). */
+export const create_caller = t.createCallerFactory(app_router);

@@ -1,0 +1,292 @@
+/**
+ * The HTTP pipeline: request id, security headers, body limit, routing to
+ * `/generate` (binary PDF), the REST face (trpc-to-openapi), `/trpc`, the
+ * OpenAPI document and health checks, with one error shape for every failure.
+ */
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
+import {
+  ApiError,
+  app_router,
+  create_caller,
+  type InvoiceRequest,
+  type Principal,
+  type ServiceContext,
+  type Services,
+  to_api_error,
+} from "../contract/mod.ts";
+import { read_body_bytes, read_json_body } from "./body.ts";
+import { build_openapi_document } from "./openapi.ts";
+
+/** What the HTTP layer needs. */
+export interface AppOptions {
+  services: Services;
+  /** Largest accepted request body in bytes (default 1 MiB). */
+  max_body_bytes?: number;
+  /** Checks the database for `/readyz`. */
+  check_ready?: () => Promise<void>;
+  /** Resolves the dashboard session from a request (cookie), if any. */
+  resolve_session?: (request: Request) => Promise<Principal | null>;
+  /** Receives one structured record per request. */
+  log?: (record: Record<string, unknown>) => void;
+}
+
+/** A request handler for `Deno.serve`. */
+export type Handler = (request: Request) => Promise<Response>;
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "no-referrer",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+  "Content-Security-Policy":
+    "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+};
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+function error_response(error: ApiError, headers?: Headers): Response {
+  const merged = new Headers(headers);
+  for (const [name, value] of Object.entries(error.headers)) {
+    merged.set(name, value);
+  }
+  merged.set("Content-Type", "application/json; charset=utf-8");
+  merged.delete("Content-Disposition");
+  return new Response(JSON.stringify(error.to_body()), {
+    status: error.status,
+    headers: merged,
+  });
+}
+
+function json_response(
+  body: unknown,
+  init: { status?: number; headers?: Headers } = {},
+): Response {
+  const headers = new Headers(init.headers);
+  headers.set("Content-Type", "application/json; charset=utf-8");
+  return new Response(JSON.stringify(body), {
+    status: init.status ?? 200,
+    headers,
+  });
+}
+
+function content_disposition(file_name: string): string {
+  return `attachment; filename="${file_name}"; filename*=UTF-8''${
+    encodeURIComponent(file_name)
+  }`;
+}
+
+/** Creates the request handler. */
+export function create_app(options: AppOptions): Handler {
+  const max_body_bytes = options.max_body_bytes ?? 1024 * 1024;
+  const openapi_body = JSON.stringify(build_openapi_document());
+  // The node handler answers errors in its own shape; we keep the thrown
+  // error per request and answer in ours.
+  const rest_errors = new WeakMap<ServiceContext, unknown>();
+  type RequestLike = { service_context: ServiceContext };
+  // deno-lint-ignore no-explicit-any
+  const rest_handler: any = createOpenApiNodeHttpHandler({
+    router: app_router,
+    createContext: ({ req }: { req: RequestLike }) => req.service_context,
+    responseMeta: ({ ctx }: { ctx?: ServiceContext }) => ({
+      status: ctx?.response.status,
+      headers: ctx ? Object.fromEntries(ctx.response.headers) : {},
+    }),
+    onError: ({ error, req }: { error: unknown; req: RequestLike }) => {
+      log_fault(error);
+      rest_errors.set(req.service_context, error);
+    },
+    // deno-lint-ignore no-explicit-any
+  } as any);
+
+  async function context_for(
+    request: Request,
+    binary_pdf: boolean,
+  ): Promise<ServiceContext> {
+    return {
+      authorization: request.headers.get("authorization"),
+      session: (await options.resolve_session?.(request)) ?? null,
+      binary_pdf,
+      response: { headers: new Headers() },
+      services: options.services,
+    };
+  }
+
+  async function generate(request: Request): Promise<Response> {
+    if (request.method !== "POST") {
+      const error = new ApiError("method_not_allowed", "Use POST /generate");
+      const response = error_response(error);
+      response.headers.set("Allow", "POST");
+      return response;
+    }
+    const ctx = await context_for(request, true);
+    // The body is read while the key is checked, but its errors surface only
+    // when the procedure parses its input, i.e. after authentication.
+    const body = read_json_body(request, max_body_bytes);
+    body.catch(() => {});
+    try {
+      const result = await create_caller(ctx).invoice.generate(
+        body as unknown as InvoiceRequest,
+      );
+      const headers = ctx.response.headers;
+      headers.set("Content-Type", "application/pdf");
+      headers.set("Content-Disposition", content_disposition(result.file_name));
+      headers.set("Cache-Control", "no-store");
+      return new Response(ctx.response.pdf as Uint8Array<ArrayBuffer>, {
+        status: 200,
+        headers,
+      });
+    } catch (error) {
+      return error_response(to_api_error(error), ctx.response.headers);
+    }
+  }
+
+  async function trpc(request: Request): Promise<Response> {
+    const ctx = await context_for(request, false);
+    let forwarded = request;
+    if (request.body) {
+      const bytes = await read_body_bytes(request, max_body_bytes);
+      forwarded = new Request(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: bytes as Uint8Array<ArrayBuffer>,
+      });
+    }
+    return await fetchRequestHandler({
+      endpoint: "/trpc",
+      req: forwarded,
+      router: app_router,
+      createContext: () => ctx,
+      responseMeta: () => ({ headers: ctx.response.headers }),
+      onError: ({ error }) => log_fault(error),
+    });
+  }
+
+  async function rest(request: Request, url: URL): Promise<Response> {
+    const ctx = await context_for(request, false);
+    let body: unknown = undefined;
+    if (
+      request.method !== "GET" && request.method !== "HEAD" &&
+      request.method !== "DELETE"
+    ) {
+      body = await read_json_body(request, max_body_bytes);
+    }
+    // trpc-to-openapi's node handler takes a request-like object; a proxy of
+    // the real Request with the already-parsed body keeps the limits ours.
+    const request_like = new Proxy(request, {
+      get(target, property) {
+        if (property === "url") return url.toString();
+        if (property === "body") return body;
+        if (property === "service_context") return ctx;
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+      has(target, property) {
+        return property === "body" || Reflect.has(target, property);
+      },
+    });
+    let not_found = false;
+    const response = await new Promise<Response>((resolve) => {
+      let status = 200;
+      const headers = new Headers();
+      const response_like = {
+        setHeader(name: string, value: string | string[]) {
+          if (typeof value === "string") headers.set(name, value);
+          else for (const item of value) headers.append(name, item);
+        },
+        get statusCode() {
+          return status;
+        },
+        set statusCode(code: number) {
+          status = code;
+        },
+        end(text?: string) {
+          resolve(new Response(text ?? null, { status, headers }));
+        },
+      };
+      const no_route = () => {
+        not_found = true;
+        resolve(new Response(null, { status: 404 }));
+      };
+      rest_handler(request_like, response_like, no_route).catch(
+        (error: unknown) => {
+          rest_errors.set(ctx, error);
+          resolve(new Response(null, { status: 500 }));
+        },
+      );
+    });
+    if (response.status < 400) return response;
+    const error = not_found
+      ? new ApiError(
+        "not_found",
+        `No endpoint ${request.method} ${url.pathname}`,
+      )
+      : rest_errors.get(ctx);
+    return error_response(to_api_error(error), ctx.response.headers);
+  }
+
+  function log_fault(error: unknown): void {
+    const api_error = to_api_error(error);
+    if (api_error.status >= 500 && api_error.code !== "unavailable") {
+      console.error(
+        "internal error:",
+        (api_error.cause as Error)?.stack ?? api_error.cause,
+      );
+    }
+  }
+
+  async function route(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    if (path === "/generate" || path === "/generate/") {
+      return await generate(request);
+    }
+    if (path.startsWith("/trpc/")) return await trpc(request);
+    if (path === "/openapi.json" && request.method === "GET") {
+      return new Response(openapi_body, {
+        headers: { "Content-Type": "application/json; charset=utf-8" },
+      });
+    }
+    if (path === "/healthz") return json_response({ status: "ok" });
+    if (path === "/readyz") {
+      try {
+        await options.check_ready?.();
+        return json_response({ status: "ready" });
+      } catch {
+        throw new ApiError("unavailable", "The database is not reachable", {
+          headers: { "Retry-After": "5" },
+        });
+      }
+    }
+    return await rest(request, url);
+  }
+
+  return async function handle(request: Request): Promise<Response> {
+    const started = performance.now();
+    const incoming_id = request.headers.get("x-request-id");
+    const request_id = incoming_id && REQUEST_ID_PATTERN.test(incoming_id)
+      ? incoming_id
+      : crypto.randomUUID();
+    let response: Response;
+    try {
+      response = await route(request);
+    } catch (error) {
+      log_fault(error);
+      response = error_response(to_api_error(error));
+    }
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+      if (!response.headers.has(name)) response.headers.set(name, value);
+    }
+    response.headers.set("X-Request-Id", request_id);
+    options.log?.({
+      time: new Date().toISOString(),
+      request_id,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    });
+    return response;
+  };
+}

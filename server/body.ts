@@ -1,0 +1,93 @@
+/**
+ * Reading request bodies with a size limit, before any parsing.
+ */
+import { ApiError } from "../contract/mod.ts";
+
+/** Reads the body as bytes; over `limit` bytes is a 413 without reading the rest. */
+export async function read_body_bytes(
+  request: Request,
+  limit: number,
+): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) {
+    throw too_large(limit);
+  }
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw too_large(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
+function too_large(limit: number): ApiError {
+  return new ApiError(
+    "payload_too_large",
+    `The request body is larger than ${limit} bytes`,
+  );
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads and parses a JSON body: wrong content type, invalid UTF-8 and
+ * malformed JSON are 400, an oversized body is 413.
+ */
+export async function read_json_body(
+  request: Request,
+  limit: number,
+): Promise<unknown> {
+  const content_type = request.headers.get("content-type") ?? "";
+  const media_type = content_type.split(";")[0].trim().toLowerCase();
+  const bytes = await read_body_bytes(request, limit);
+  if (media_type !== "application/json") {
+    throw new ApiError(
+      "invalid_request",
+      content_type
+        ? `Content-Type must be application/json, got "${
+          media_type.slice(0, 100)
+        }"`
+        : "Content-Type header is missing; send application/json",
+    );
+  }
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new ApiError(
+      "invalid_request",
+      "The request body is not valid UTF-8",
+    );
+  }
+  if (text.trim() === "") {
+    throw new ApiError(
+      "invalid_request",
+      "The request body is empty; send the invoice as JSON",
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? `: ${error.message}` : "";
+    throw new ApiError(
+      "invalid_request",
+      `The request body is not valid JSON${reason.slice(0, 200)}`,
+    );
+  }
+}

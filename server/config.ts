@@ -1,0 +1,82 @@
+/**
+ * Configuration from the environment, checked once at start-up.
+ */
+
+/** The service's configuration. */
+export interface Config {
+  port: number;
+  host: string;
+  data_dir: string;
+  database_url?: string;
+  admin_token?: string;
+  /** Overrides every plan's per-minute rate limit when set. */
+  rate_limit_per_minute?: number;
+  /** Largest accepted request body, in bytes. */
+  max_body_bytes: number;
+}
+
+/** A configuration problem; start-up stops with its message. */
+export class ConfigError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+function parse_int(
+  name: string,
+  text: string,
+  range: { min: number; max: number },
+): number {
+  if (!/^\d+$/.test(text.trim())) {
+    throw new ConfigError(`${name} must be a whole number, got "${text}"`);
+  }
+  const value = Number(text.trim());
+  if (value < range.min || value > range.max) {
+    throw new ConfigError(
+      `${name} must be between ${range.min} and ${range.max}, got ${value}`,
+    );
+  }
+  return value;
+}
+
+/** Reads and validates configuration; throws a `ConfigError` that says what is wrong. */
+export function load_config(
+  env: Record<string, string | undefined>,
+): Config {
+  const get = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === "" ? undefined : value;
+  };
+  const port_text = get("PORT");
+  const rate_text = get("RATE_LIMIT_PER_MINUTE");
+  const database_url = get("DATABASE_URL");
+  if (database_url && !/^postgres(ql)?:\/\//.test(database_url)) {
+    throw new ConfigError(
+      "DATABASE_URL must be a postgres:// or postgresql:// URL",
+    );
+  }
+  const admin_token = get("ADMIN_TOKEN");
+  if (admin_token !== undefined && admin_token.length < 16) {
+    throw new ConfigError(
+      "ADMIN_TOKEN must be at least 16 characters (use a long random value)",
+    );
+  }
+  return {
+    port: port_text === undefined
+      ? 8000
+      : parse_int("PORT", port_text, { min: 0, max: 65535 }),
+    host: get("HOST") ?? "127.0.0.1",
+    data_dir: get("DATA_DIR") ?? "./data",
+    database_url,
+    admin_token,
+    rate_limit_per_minute: rate_text === undefined
+      ? undefined
+      : parse_int("RATE_LIMIT_PER_MINUTE", rate_text, {
+        min: 1,
+        max: 1_000_000,
+      }),
+    max_body_bytes: 1024 * 1024,
+  };
+}

@@ -1,0 +1,363 @@
+/**
+ * The server's implementation of the contract's `Services`: accounts, keys,
+ * rate limits, quota and rendering, on top of `db/`.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import {
+  type AccountView,
+  ApiError,
+  type ApiKeyView,
+  type Invoice,
+  PLANS,
+  type Principal,
+  type RenderedPdf,
+  type ResponseSink,
+  type Services,
+  type UsageView,
+} from "../contract/mod.ts";
+import * as store from "../db/mod.ts";
+
+/** Renders a validated invoice to PDF bytes. */
+export type RenderPdf = (invoice: Invoice) => Promise<Uint8Array>;
+
+/** What the services need. */
+export interface ServicesOptions {
+  render_pdf: RenderPdf;
+  admin_token?: string;
+  rate_limit_per_minute?: number;
+  /** Injectable clock, for month rollover tests. */
+  now?: () => Date;
+}
+
+const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+const RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
+
+/** Runs a database operation; an outage becomes a 503 `unavailable`. */
+export async function with_database<T>(
+  operation: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    if (store.is_database_unavailable(error)) {
+      throw new ApiError(
+        "unavailable",
+        "The service is temporarily unavailable; retry shortly",
+        {
+          headers: { "Retry-After": String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+function sha256_hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Calendar month (UTC) of an instant, as `YYYY-MM`. */
+export function month_of(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}
+
+/** First instant of the month after `now` (UTC): when quotas reset. */
+export function next_month_start(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+/** A file name safe in any header or file system, from the invoice number. */
+export function pdf_file_name(invoice_number: string): string {
+  const safe = invoice_number.normalize("NFKD").replace(
+    /[^A-Za-z0-9._-]+/g,
+    "_",
+  )
+    .replace(/^[._]+|[._]+$/g, "").slice(0, 80);
+  return `invoice-${safe || "document"}.pdf`;
+}
+
+function account_view(
+  account: store.Account | store.AuthAccount & { created_at?: Date },
+): AccountView {
+  return {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    plan: account.plan,
+    subscription_status: account.subscription_status,
+    created_at: (account.created_at ?? new Date(0)).toISOString(),
+  };
+}
+
+function key_view(key: store.ApiKey): ApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    status: key.revoked_at ? "revoked" : "active",
+    created_at: key.created_at.toISOString(),
+    last_used_at: key.last_used_at?.toISOString() ?? null,
+    revoked_at: key.revoked_at?.toISOString() ?? null,
+  };
+}
+
+function parse_bearer(authorization: string | null): string {
+  if (!authorization) {
+    throw new ApiError(
+      "unauthorized",
+      "Missing Authorization header; send `Authorization: Bearer <API key>`",
+    );
+  }
+  const match = /^Bearer +(\S+) *$/i.exec(authorization);
+  if (!match) {
+    throw new ApiError(
+      "unauthorized",
+      "Authorization header must use the Bearer scheme: `Bearer <API key>`",
+    );
+  }
+  return match[1];
+}
+
+/** Creates the services over an open database. */
+export function create_services(
+  database: store.Database,
+  options: ServicesOptions,
+): Services {
+  const now = options.now ?? (() => new Date());
+  const admin_digest = options.admin_token
+    ? createHash("sha256").update(options.admin_token).digest()
+    : undefined;
+
+  async function usage_of(
+    account: AccountView | store.Account,
+  ): Promise<UsageView> {
+    const at = now();
+    const month = month_of(at);
+    const [used, daily] = await Promise.all([
+      store.get_usage(database, account.id, { month }),
+      store.get_daily_usage(database, account.id, { month }),
+    ]);
+    const limit = PLANS[account.plan].monthly_invoices;
+    return {
+      month,
+      used,
+      limit,
+      remaining: Math.max(0, limit - used),
+      resets_at: next_month_start(at).toISOString(),
+      daily,
+    };
+  }
+
+  async function require_account(account_id: string): Promise<store.Account> {
+    const account = await store.get_account(database, account_id);
+    if (!account) throw new ApiError("not_found", "No account with this id");
+    return account;
+  }
+
+  async function render(invoice: Invoice): Promise<RenderedPdf> {
+    return {
+      file_name: pdf_file_name(invoice.invoice_number),
+      bytes: await options.render_pdf(invoice),
+    };
+  }
+
+  return {
+    authenticate_api_key(authorization: string | null, response: ResponseSink) {
+      return with_database(async () => {
+        const key = parse_bearer(authorization);
+        const at = now();
+        const result = await store.authenticate_api_key(database, {
+          key,
+          now: at,
+        });
+        if (result.status === "unknown") {
+          throw new ApiError("unauthorized", "Unknown API key");
+        }
+        if (result.status === "revoked") {
+          throw new ApiError(
+            "key_revoked",
+            "This API key was revoked and can no longer be used; generate a new key",
+          );
+        }
+        if (result.status === "inactive") {
+          throw new ApiError(
+            "subscription_inactive",
+            "The account's subscription is inactive; reactivate it to generate invoices",
+          );
+        }
+        const limit = options.rate_limit_per_minute ??
+          PLANS[result.account.plan].requests_per_minute;
+        const reset_seconds = Math.max(
+          1,
+          Math.ceil((result.window_reset_at.getTime() - at.getTime()) / 1000),
+        );
+        response.headers.set("RateLimit-Limit", String(limit));
+        response.headers.set(
+          "RateLimit-Remaining",
+          String(Math.max(0, limit - result.rate_count)),
+        );
+        response.headers.set("RateLimit-Reset", String(reset_seconds));
+        if (result.rate_count > limit) {
+          throw new ApiError(
+            "rate_limited",
+            `Rate limit of ${limit} requests per minute reached; wait 60 seconds before retrying`,
+            {
+              headers: {
+                "Retry-After": String(RATE_LIMIT_RETRY_AFTER_SECONDS),
+              },
+            },
+          );
+        }
+        return { account: account_view(result.account), key_id: result.key_id };
+      });
+    },
+
+    authenticate_admin(authorization: string | null) {
+      if (!admin_digest) {
+        throw new ApiError(
+          "not_found",
+          "The admin API is disabled (ADMIN_TOKEN is not set)",
+        );
+      }
+      const match = authorization
+        ? /^Bearer +(\S+) *$/i.exec(authorization)
+        : null;
+      const given = createHash("sha256").update(match?.[1] ?? "").digest();
+      if (!match || !timingSafeEqual(given, admin_digest)) {
+        throw new ApiError(
+          "unauthorized",
+          "Admin endpoints need `Authorization: Bearer <ADMIN_TOKEN>`",
+        );
+      }
+    },
+
+    generate_invoice(
+      principal: Principal,
+      invoice: Invoice,
+      response: ResponseSink,
+    ) {
+      return with_database(async () => {
+        const at = now();
+        const month = month_of(at);
+        const day = at.toISOString().slice(0, 10);
+        const plan = PLANS[principal.account.plan];
+        // Only a hash of the canonical (validated, normalised) invoice is kept,
+        // so an identical retry is recognised without storing its content.
+        const request_hash = sha256_hex(JSON.stringify(invoice));
+        const reservation = {
+          account_id: principal.account.id,
+          month,
+          day,
+          request_hash,
+        };
+        const reserved = await store.reserve_generation(database, {
+          ...reservation,
+          limit: plan.monthly_invoices,
+        });
+        const reset = next_month_start(at).toISOString().slice(0, 10);
+        response.headers.set("X-Quota-Limit", String(plan.monthly_invoices));
+        response.headers.set(
+          "X-Quota-Remaining",
+          String(Math.max(0, plan.monthly_invoices - reserved.used)),
+        );
+        response.headers.set("X-Quota-Reset", reset);
+        if (reserved.status === "exhausted") {
+          throw new ApiError(
+            "quota_exceeded",
+            `The ${plan.name} plan's limit of ${plan.monthly_invoices} invoices this month is used up; ` +
+              `it resets on ${reset} (UTC). Upgrade the plan for a higher limit`,
+          );
+        }
+        if (reserved.status === "replay") {
+          response.headers.set("Idempotent-Replayed", "true");
+        }
+        try {
+          return await render(invoice);
+        } catch (error) {
+          if (reserved.status === "reserved") {
+            await store.release_generation(database, reservation).catch(
+              () => {},
+            );
+          }
+          throw error;
+        }
+      });
+    },
+
+    preview_invoice(_principal: Principal, invoice: Invoice) {
+      return render(invoice);
+    },
+
+    create_account(input) {
+      return with_database(async () => {
+        try {
+          return account_view(await store.create_account(database, input));
+        } catch (error) {
+          if (error instanceof store.DuplicateEmailError) {
+            throw new ApiError(
+              "conflict",
+              "An account with this e-mail already exists",
+            );
+          }
+          throw error;
+        }
+      });
+    },
+
+    get_account(account_id: string) {
+      return with_database(async () => {
+        const account = await require_account(account_id);
+        return { ...account_view(account), usage: await usage_of(account) };
+      });
+    },
+
+    update_account(account_id, changes) {
+      return with_database(async () => {
+        const account = await store.update_account(
+          database,
+          account_id,
+          changes,
+        );
+        if (!account) {
+          throw new ApiError("not_found", "No account with this id");
+        }
+        return { ...account_view(account), usage: await usage_of(account) };
+      });
+    },
+
+    get_usage(account_id: string) {
+      return with_database(async () =>
+        usage_of(await require_account(account_id))
+      );
+    },
+
+    list_keys(account_id: string) {
+      return with_database(async () => {
+        await require_account(account_id);
+        return (await store.list_api_keys(database, account_id)).map(key_view);
+      });
+    },
+
+    create_key(account_id: string, name: string) {
+      return with_database(async () => {
+        await require_account(account_id);
+        const key = await store.create_api_key(database, { account_id, name });
+        return { ...key, created_at: key.created_at.toISOString() };
+      });
+    },
+
+    revoke_key(key_id: string, account_id?: string) {
+      return with_database(async () => {
+        const key = await store.revoke_api_key(database, {
+          key_id,
+          account_id,
+        });
+        // Another account's key reads as missing: ids of others' keys are not confirmed.
+        if (!key) throw new ApiError("not_found", "No API key with this id");
+        return key_view(key);
+      });
+    },
+  };
+}

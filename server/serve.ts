@@ -1,0 +1,85 @@
+/**
+ * Starting and stopping the whole service: database, services, HTTP server.
+ */
+import { open_database, type Database } from "../db/mod.ts";
+import { create_app, type Handler } from "./app.ts";
+import type { Config } from "./config.ts";
+import { create_services, type RenderPdf } from "./services.ts";
+import { render_invoice_pdf } from "./pdf/mod.ts";
+
+/** Options of {@link start_server}. */
+export interface StartOptions {
+  /** Injectable clock (tests of month rollover). */
+  now?: () => Date;
+  /** Replaces the renderer (tests of render failures). */
+  render_pdf?: RenderPdf;
+  /** Receives one structured record per request; default: JSON lines on stdout. */
+  log?: (record: Record<string, unknown>) => void;
+  /** No request log (tests). */
+  quiet?: boolean;
+}
+
+/** A running service. */
+export interface RunningServer {
+  /** Base URL, e.g. `http://127.0.0.1:8000`. */
+  url: string;
+  port: number;
+  database: Database;
+  handler: Handler;
+  /** Stops accepting, finishes in-flight requests, closes the database. */
+  shutdown(): Promise<void>;
+}
+
+/** Opens the database (migrating it) and starts serving. */
+export async function start_server(
+  config: Config,
+  options: StartOptions = {},
+): Promise<RunningServer> {
+  const database = await open_database({
+    database_url: config.database_url,
+    data_dir: config.data_dir,
+  });
+  const render_pdf: RenderPdf = options.render_pdf ??
+    ((invoice) => Promise.resolve(render_invoice_pdf(invoice)));
+  const services = create_services(database, {
+    render_pdf,
+    admin_token: config.admin_token,
+    rate_limit_per_minute: config.rate_limit_per_minute,
+    now: options.now,
+  });
+  const log = options.log ?? (options.quiet
+    ? undefined
+    : (record: Record<string, unknown>) => console.log(JSON.stringify(record)));
+  const handler = create_app({
+    services,
+    max_body_bytes: config.max_body_bytes,
+    check_ready: () => database.ping(),
+    log,
+  });
+  const { promise: listening, resolve } = Promise.withResolvers<
+    Deno.NetAddr
+  >();
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.host,
+    onListen: (address) => resolve(address as Deno.NetAddr),
+  }, handler);
+  const address = await listening;
+  const host = address.hostname.includes(":")
+    ? `[${address.hostname}]`
+    : address.hostname;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    database,
+    handler,
+    shutdown() {
+      closing ??= (async () => {
+        await server.shutdown();
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}

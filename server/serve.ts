@@ -1,7 +1,7 @@
 /**
  * Starting and stopping the whole service: database, services, HTTP server.
  */
-import { open_database, type Database } from "../db/mod.ts";
+import { type Database, open_database } from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
 import type { Config } from "./config.ts";
 import { create_services, type RenderPdf } from "./services.ts";
@@ -17,6 +17,8 @@ export interface StartOptions {
   log?: (record: Record<string, unknown>) => void;
   /** No request log (tests). */
   quiet?: boolean;
+  /** An already-open database to serve from (tests); it is not closed on shutdown. */
+  database?: Database;
 }
 
 /** A running service. */
@@ -35,7 +37,8 @@ export async function start_server(
   config: Config,
   options: StartOptions = {},
 ): Promise<RunningServer> {
-  const database = await open_database({
+  const owns_database = options.database === undefined;
+  const database = options.database ?? await open_database({
     database_url: config.database_url,
     data_dir: config.data_dir,
   });
@@ -47,9 +50,11 @@ export async function start_server(
     rate_limit_per_minute: config.rate_limit_per_minute,
     now: options.now,
   });
-  const log = options.log ?? (options.quiet
-    ? undefined
-    : (record: Record<string, unknown>) => console.log(JSON.stringify(record)));
+  const log = options.log ??
+    (options.quiet
+      ? undefined
+      : (record: Record<string, unknown>) =>
+        console.log(JSON.stringify(record)));
   const handler = create_app({
     services,
     max_body_bytes: config.max_body_bytes,
@@ -77,7 +82,7 @@ export async function start_server(
     shutdown() {
       closing ??= (async () => {
         await server.shutdown();
-        await database.close();
+        if (owns_database) await database.close();
       })();
       return closing;
     },

@@ -1,0 +1,341 @@
+import assert from "./assert.ts";
+import {
+  authenticate_api_key,
+  create_account,
+  create_api_key,
+  type Database,
+  get_api_key,
+  hash_api_key,
+  hit_rate_limit,
+  list_api_keys,
+  looks_like_api_key,
+  open_database,
+  prune_rate_limit_windows,
+  revoke_all_api_keys,
+  revoke_api_key,
+  update_account,
+} from "../db/mod.ts";
+import { query_rows } from "../db/_util.ts";
+import { sql } from "drizzle-orm";
+import { open_test_database } from "./helpers/test_database.ts";
+
+const NOW = new Date("2030-06-15T12:34:56.789Z");
+
+async function stored_hashes(database: Database): Promise<string[]> {
+  const rows = await query_rows<{ secret_hash: string }>(
+    database,
+    sql`select secret_hash from api_keys`,
+  );
+  return rows.map((row) => row.secret_hash);
+}
+
+Deno.test("api keys and rate limits", async (t) => {
+  const { database, close } = await open_test_database();
+  try {
+    const account = await create_account(database, {
+      email: "keys@example.com",
+      name: "Keys",
+      plan: "pro",
+    });
+    const other = await create_account(database, {
+      email: "other@example.com",
+      plan: "starter",
+    });
+
+    await t.step("key format helpers", async () => {
+      const key = `ink_live_${"A".repeat(43)}`;
+      assert.ok(looks_like_api_key(key));
+      assert.ok(!looks_like_api_key(key + "A"));
+      assert.ok(!looks_like_api_key(key.slice(0, -1)));
+      assert.ok(!looks_like_api_key(`ink_test_${"A".repeat(43)}`));
+      assert.ok(!looks_like_api_key(`ink_live_${"A".repeat(42)}+`));
+      assert.ok(!looks_like_api_key(undefined));
+      const hash = await hash_api_key(key);
+      assert.match(hash, /^[0-9a-f]{64}$/);
+      assert.equal(await hash_api_key(key), hash);
+    });
+
+    let key_one = "";
+    let key_one_id = "";
+    await t.step(
+      "create returns the key once; list never shows it",
+      async () => {
+        const created = await create_api_key(database, {
+          account_id: account.id,
+          name: "production",
+        });
+        assert.ok(looks_like_api_key(created.key));
+        assert.equal(created.prefix, created.key.slice(0, 12));
+        assert.ok(created.prefix.startsWith("ink_live_"));
+        assert.equal(created.name, "production");
+        key_one = created.key;
+        key_one_id = created.id;
+
+        const listed = await list_api_keys(database, account.id);
+        assert.equal(listed.length, 1);
+        const [item] = listed;
+        assert.deepEqual(Object.keys(item!).sort(), [
+          "account_id",
+          "created_at",
+          "id",
+          "last_used_at",
+          "name",
+          "prefix",
+          "revoked_at",
+        ]);
+        const serialised = JSON.stringify(listed);
+        const hash = await hash_api_key(created.key);
+        assert.ok(!serialised.includes(created.key));
+        assert.ok(!serialised.includes(hash));
+        assert.deepEqual(await stored_hashes(database), [hash]);
+        assert.deepEqual(await list_api_keys(database, other.id), []);
+        assert.deepEqual(await list_api_keys(database, "nope"), []);
+
+        const got = await get_api_key(database, created.id);
+        assert.equal(got?.prefix, created.prefix);
+        assert.equal(await get_api_key(database, "nope"), undefined);
+      },
+    );
+
+    await t.step("authenticate ok counts the minute window", async () => {
+      const first = await authenticate_api_key(database, {
+        key: key_one,
+        now: NOW,
+      });
+      assert.equal(first.status, "ok");
+      assert.ok(first.status === "ok");
+      assert.deepEqual(first.account, {
+        id: account.id,
+        email: "keys@example.com",
+        name: "Keys",
+        plan: "pro",
+        subscription_status: "active",
+      });
+      assert.equal(first.key_id, key_one_id);
+      assert.equal(first.rate_count, 1);
+      assert.equal(
+        first.window_reset_at.toISOString(),
+        "2030-06-15T12:35:00.000Z",
+      );
+      const second = await authenticate_api_key(database, {
+        key: key_one,
+        now: new Date(NOW.getTime() + 1000),
+      });
+      assert.ok(second.status === "ok");
+      assert.equal(second.rate_count, 2);
+      const next_minute = await authenticate_api_key(database, {
+        key: key_one,
+        now: new Date("2030-06-15T12:35:00.000Z"),
+      });
+      assert.ok(next_minute.status === "ok");
+      assert.equal(next_minute.rate_count, 1);
+    });
+
+    await t.step("last_used_at is bumped coarsely", async () => {
+      const used = (await get_api_key(database, key_one_id))!.last_used_at;
+      // First use at NOW; the use one second later did not rewrite it (nor
+      // did the one at 12:35:00, 3 s later); only one over a minute later does.
+      assert.equal(used?.getTime(), NOW.getTime());
+      const later = new Date(NOW.getTime() + 61_000);
+      await authenticate_api_key(database, { key: key_one, now: later });
+      assert.equal(
+        (await get_api_key(database, key_one_id))!.last_used_at?.getTime(),
+        later.getTime(),
+      );
+    });
+
+    await t.step("unknown and malformed keys", async () => {
+      const unknown = `ink_live_${"B".repeat(43)}`;
+      assert.deepEqual(
+        await authenticate_api_key(database, { key: unknown, now: NOW }),
+        { status: "unknown" },
+      );
+      for (const key of ["", "ink_live_", key_one + "x", key_one.slice(1)]) {
+        assert.deepEqual(
+          await authenticate_api_key(database, { key, now: NOW }),
+          { status: "unknown" },
+        );
+      }
+    });
+
+    await t.step("inactive subscription: no rate count", async () => {
+      const created = await create_api_key(database, {
+        account_id: other.id,
+        name: "o",
+      });
+      await update_account(database, other.id, {
+        subscription_status: "inactive",
+      });
+      const result = await authenticate_api_key(database, {
+        key: created.key,
+        now: NOW,
+      });
+      assert.equal(result.status, "inactive");
+      assert.ok(result.status === "inactive");
+      assert.equal(result.account.id, other.id);
+      assert.equal(result.account.subscription_status, "inactive");
+      assert.equal(result.key_id, created.id);
+      assert.equal(
+        (await get_api_key(database, created.id))!.last_used_at,
+        null,
+      );
+      await update_account(database, other.id, {
+        subscription_status: "active",
+      });
+      const ok = await authenticate_api_key(database, {
+        key: created.key,
+        now: NOW,
+      });
+      assert.ok(ok.status === "ok");
+      assert.equal(ok.rate_count, 1, "inactive attempt was not counted");
+    });
+
+    await t.step("revoke is idempotent and scoped by account", async () => {
+      const created = await create_api_key(database, {
+        account_id: account.id,
+        name: "to revoke",
+      });
+      assert.equal(
+        await revoke_api_key(database, {
+          account_id: other.id,
+          key_id: created.id,
+        }),
+        undefined,
+        "another account cannot revoke it",
+      );
+      assert.equal(
+        (await authenticate_api_key(database, { key: created.key, now: NOW }))
+          .status,
+        "ok",
+      );
+      const revoked = await revoke_api_key(database, {
+        account_id: account.id,
+        key_id: created.id,
+      });
+      assert.ok(revoked?.revoked_at instanceof Date);
+      const again = await revoke_api_key(database, { key_id: created.id });
+      assert.equal(
+        again?.revoked_at?.getTime(),
+        revoked.revoked_at.getTime(),
+        "first revocation time kept",
+      );
+      assert.equal(
+        await revoke_api_key(database, { key_id: crypto.randomUUID() }),
+        undefined,
+      );
+      assert.equal(await revoke_api_key(database, { key_id: "x" }), undefined);
+      assert.deepEqual(
+        await authenticate_api_key(database, { key: created.key, now: NOW }),
+        { status: "revoked", account_id: account.id, key_id: created.id },
+      );
+      // The other key of the account still works.
+      assert.equal(
+        (await authenticate_api_key(database, { key: key_one, now: NOW }))
+          .status,
+        "ok",
+      );
+    });
+
+    await t.step("revoke_all_api_keys", async () => {
+      const created = await create_api_key(database, {
+        account_id: other.id,
+        name: "x",
+      });
+      assert.equal(await revoke_all_api_keys(database, other.id), 2);
+      assert.equal(await revoke_all_api_keys(database, other.id), 0);
+      assert.equal(
+        (await authenticate_api_key(database, { key: created.key, now: NOW }))
+          .status,
+        "revoked",
+      );
+    });
+
+    await t.step("hit_rate_limit counts per bucket and window", async () => {
+      const at = new Date("2030-01-01T00:00:07Z");
+      const input = {
+        bucket: "signin:a@example.com",
+        now: at,
+        window_seconds: 10,
+      };
+      assert.deepEqual(await hit_rate_limit(database, input), {
+        count: 1,
+        reset_at: new Date("2030-01-01T00:00:10Z"),
+      });
+      assert.equal((await hit_rate_limit(database, input)).count, 2);
+      assert.equal(
+        (await hit_rate_limit(database, { ...input, bucket: "signin:b" }))
+          .count,
+        1,
+      );
+      const next = await hit_rate_limit(database, {
+        ...input,
+        now: new Date("2030-01-01T00:00:10Z"),
+      });
+      assert.equal(next.count, 1);
+      assert.equal(next.reset_at.toISOString(), "2030-01-01T00:00:20.000Z");
+
+      const many = await Promise.all(
+        Array.from(
+          { length: 50 },
+          () => hit_rate_limit(database, { ...input, bucket: "burst" }),
+        ),
+      );
+      assert.deepEqual(
+        many.map((hit) => hit.count).sort((a, b) => a - b),
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
+      await assert.rejects(
+        hit_rate_limit(database, { ...input, window_seconds: 0 }),
+        RangeError,
+      );
+
+      const pruned = await prune_rate_limit_windows(
+        database,
+        new Date("2030-01-01T00:00:10Z"),
+      );
+      assert.equal(pruned, 3); // signin:a, signin:b and burst at 00:00:00
+      assert.equal((await hit_rate_limit(database, input)).count, 1);
+    });
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("pglite: a revoked key stays revoked after reopening the data dir", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "db_api_keys_" });
+  try {
+    let key = "";
+    let key_id = "";
+    let account_id = "";
+    {
+      const database = await open_database({ data_dir: dir });
+      try {
+        const account = await create_account(database, {
+          email: "persist@example.com",
+          plan: "starter",
+        });
+        account_id = account.id;
+        const created = await create_api_key(database, {
+          account_id,
+          name: "k",
+        });
+        key = created.key;
+        key_id = created.id;
+        assert.ok(await revoke_api_key(database, { key_id }));
+      } finally {
+        await database.close();
+      }
+    }
+    const reopened = await open_database({ data_dir: dir });
+    try {
+      assert.deepEqual(
+        await authenticate_api_key(reopened, { key, now: new Date() }),
+        { status: "revoked", account_id, key_id },
+      );
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

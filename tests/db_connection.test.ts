@@ -1,0 +1,194 @@
+import assert from "./assert.ts";
+import { sql } from "drizzle-orm";
+import {
+  DatabaseUnavailableError,
+  get_account,
+  is_database_unavailable,
+  open_database,
+} from "../db/mod.ts";
+import { query_rows } from "../db/_util.ts";
+import {
+  create_empty_test_database,
+  test_server_url,
+} from "./helpers/test_database.ts";
+import { start_tcp_proxy } from "./helpers/tcp_proxy.ts";
+
+const server_url = test_server_url();
+
+// Fails the test instead of hanging it if `promise` never settles.
+async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function migration_count(
+  database: Awaited<ReturnType<typeof open_database>>,
+): Promise<number> {
+  const rows = await query_rows<{ n: number }>(
+    database,
+    sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+  );
+  return rows[0]!.n;
+}
+
+Deno.test("pglite: migrations apply twice harmlessly in a data dir", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "db_migrations_" });
+  try {
+    const data_dir = `${dir}/nested/pg`; // created if missing
+    const first = await open_database({ data_dir });
+    assert.equal(first.kind, "pglite");
+    const applied = await migration_count(first);
+    assert.ok(applied >= 1);
+    await first.ping();
+    await first.close();
+    await first.close(); // idempotent
+
+    const second = await open_database({ data_dir });
+    try {
+      assert.equal(await migration_count(second), applied);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "postgres: concurrent opens migrate once; reopening is harmless",
+  ignore: !server_url,
+  async fn() {
+    const empty = await create_empty_test_database(server_url!);
+    try {
+      // Without the advisory lock these race on CREATE SCHEMA/TABLE.
+      const handles = await Promise.all([
+        open_database({ database_url: empty.database_url }),
+        open_database({ database_url: empty.database_url }),
+        open_database({ database_url: empty.database_url }),
+      ]);
+      try {
+        assert.equal(handles[0]!.kind, "postgres");
+        const applied = await migration_count(handles[0]!);
+        assert.ok(applied >= 1);
+        const again = await open_database({ database_url: empty.database_url });
+        try {
+          assert.equal(await migration_count(again), applied);
+        } finally {
+          await again.close();
+        }
+      } finally {
+        await Promise.all(handles.map((handle) => handle.close()));
+      }
+    } finally {
+      await empty.drop();
+    }
+  },
+});
+
+Deno.test("postgres: unreachable server rejects quickly as unavailable", async () => {
+  // A port that was free a moment ago: nothing listens there.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const error = await within(
+    20_000,
+    open_database({ database_url: `postgres://postgres@127.0.0.1:${port}/x` })
+      .then(
+        async (database) => {
+          await database.close();
+          throw new Error("open_database should have failed");
+        },
+        (error: unknown) => error,
+      ),
+  );
+  assert.ok(error instanceof DatabaseUnavailableError, String(error));
+  assert.ok(is_database_unavailable(error));
+});
+
+Deno.test("is_database_unavailable recognises connection failures only", () => {
+  const coded = (code: string, message = "x") =>
+    Object.assign(new Error(message), { code });
+  for (
+    const error of [
+      coded("ECONNREFUSED"),
+      coded("CONNECT_TIMEOUT"),
+      coded("CONNECTION_CLOSED"),
+      coded("CONNECTION_ENDED"),
+      coded("CONNECTION_DESTROYED"),
+      coded("57P01", "terminating connection due to administrator command"),
+      coded("08006"),
+      new Error("Connection terminated unexpectedly"),
+      new Error("wrapped", { cause: coded("ECONNRESET") }),
+      new DatabaseUnavailableError("down"),
+    ]
+  ) {
+    assert.ok(is_database_unavailable(error), String(error));
+  }
+  for (
+    const error of [
+      coded("23505", "duplicate key"),
+      coded("57014", "canceling statement due to statement timeout"),
+      new Error("syntax error"),
+      "ECONNREFUSED",
+      undefined,
+      null,
+    ]
+  ) {
+    assert.ok(!is_database_unavailable(error), String(error));
+  }
+});
+
+Deno.test({
+  name: "postgres: outage surfaces as rejection; pool recovers by itself",
+  ignore: !server_url,
+  async fn() {
+    const empty = await create_empty_test_database(server_url!);
+    const target = new URL(empty.database_url);
+    const proxy = start_tcp_proxy(target.hostname, Number(target.port || 5432));
+    try {
+      const via_proxy = new URL(empty.database_url);
+      via_proxy.hostname = "127.0.0.1";
+      via_proxy.port = String(proxy.port);
+      const database = await open_database({
+        database_url: via_proxy.toString(),
+      });
+      try {
+        await database.ping();
+        const missing = crypto.randomUUID();
+        assert.equal(await get_account(database, missing), undefined);
+
+        await proxy.stop();
+        const ping_error = await within(
+          20_000,
+          database.ping().then(() => undefined, (error: unknown) => error),
+        );
+        assert.ok(ping_error instanceof DatabaseUnavailableError);
+        const query_error = await within(
+          20_000,
+          get_account(database, missing).then(
+            () => undefined,
+            (error: unknown) => error,
+          ),
+        );
+        assert.ok(query_error !== undefined, "query should fail while down");
+        assert.ok(is_database_unavailable(query_error), String(query_error));
+
+        proxy.start();
+        await within(20_000, database.ping());
+        assert.equal(await get_account(database, missing), undefined);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      await proxy.stop();
+      await empty.drop();
+    }
+  },
+});

@@ -27,6 +27,8 @@ export interface ResponseSink {
   headers: Headers;
   /** The PDF bytes when the HTTP face streams them itself instead of JSON. */
   pdf?: Uint8Array;
+  /** The account the request acted for, once known (for request logs). */
+  account_id?: string;
 }
 
 /** A rendered invoice. */

@@ -16,6 +16,7 @@ import {
   to_api_error,
 } from "../contract/mod.ts";
 import { read_body_bytes, read_json_body } from "./body.ts";
+import type { Metrics } from "./metrics.ts";
 import { build_openapi_document } from "./openapi.ts";
 
 /** What the HTTP layer needs. */
@@ -29,6 +30,8 @@ export interface AppOptions {
   resolve_session?: (request: Request) => Promise<Principal | null>;
   /** Receives one structured record per request. */
   log?: (record: Record<string, unknown>) => void;
+  /** Request, latency and rejection metrics, served at `/metrics`. */
+  metrics?: Metrics;
 }
 
 /** A request handler for `Deno.serve`. */
@@ -46,6 +49,12 @@ const SECURITY_HEADERS: Record<string, string> = {
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
+// The context of each request, so the request log can name the account.
+const request_contexts = new WeakMap<Request, ServiceContext>();
+
+// The error code of each error answer, for logs and metrics.
+const error_codes = new WeakMap<Response, string>();
+
 function error_response(error: ApiError, headers?: Headers): Response {
   const merged = new Headers(headers);
   for (const [name, value] of Object.entries(error.headers)) {
@@ -53,10 +62,12 @@ function error_response(error: ApiError, headers?: Headers): Response {
   }
   merged.set("Content-Type", "application/json; charset=utf-8");
   merged.delete("Content-Disposition");
-  return new Response(JSON.stringify(error.to_body()), {
+  const response = new Response(JSON.stringify(error.to_body()), {
     status: error.status,
     headers: merged,
   });
+  error_codes.set(response, error.code);
+  return response;
 }
 
 function json_response(
@@ -75,6 +86,28 @@ function content_disposition(file_name: string): string {
   return `attachment; filename="${file_name}"; filename*=UTF-8''${
     encodeURIComponent(file_name)
   }`;
+}
+
+/** A low-cardinality route label for metrics: never a raw path with ids. */
+function route_template(path: string): string {
+  if (path.startsWith("/trpc/")) return "/trpc";
+  for (
+    const fixed of [
+      "/generate",
+      "/openapi.json",
+      "/healthz",
+      "/readyz",
+      "/metrics",
+    ]
+  ) {
+    if (path === fixed) return fixed;
+  }
+  if (path.startsWith("/admin/")) return "/admin";
+  if (path.startsWith("/account/")) return "/account";
+  if (path.startsWith("/dashboard") || path.startsWith("/assets/")) {
+    return "/dashboard";
+  }
+  return "other";
 }
 
 /** Creates the request handler. */
@@ -104,13 +137,16 @@ export function create_app(options: AppOptions): Handler {
     request: Request,
     binary_pdf: boolean,
   ): Promise<ServiceContext> {
-    return {
+    const session = (await options.resolve_session?.(request)) ?? null;
+    const ctx: ServiceContext = {
       authorization: request.headers.get("authorization"),
-      session: (await options.resolve_session?.(request)) ?? null,
+      session,
       binary_pdf,
-      response: { headers: new Headers() },
+      response: { headers: new Headers(), account_id: session?.account.id },
       services: options.services,
     };
+    request_contexts.set(request, ctx);
+    return ctx;
   }
 
   async function generate(request: Request): Promise<Response> {
@@ -249,6 +285,11 @@ export function create_app(options: AppOptions): Handler {
       });
     }
     if (path === "/healthz") return json_response({ status: "ok" });
+    if (path === "/metrics" && options.metrics) {
+      return new Response(options.metrics.render(), {
+        headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" },
+      });
+    }
     if (path === "/readyz") {
       try {
         await options.check_ready?.();
@@ -279,12 +320,21 @@ export function create_app(options: AppOptions): Handler {
       if (!response.headers.has(name)) response.headers.set(name, value);
     }
     response.headers.set("X-Request-Id", request_id);
+    const seconds = (performance.now() - started) / 1000;
+    const route_label = route_template(new URL(request.url).pathname);
+    options.metrics?.observe_request(route_label, response.status, seconds);
+    const error_code = error_codes.get(response);
+    if (error_code === "quota_exceeded" || error_code === "rate_limited") {
+      options.metrics?.count_rejection(error_code);
+    }
     options.log?.({
       time: new Date().toISOString(),
       request_id,
       method: request.method,
       path: new URL(request.url).pathname,
       status: response.status,
+      account_id: request_contexts.get(request)?.response.account_id ?? null,
+      ...(error_code ? { error: error_code } : {}),
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
     });
     return response;

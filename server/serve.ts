@@ -4,6 +4,7 @@
 import { type Database, open_database } from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
 import type { Config } from "./config.ts";
+import { Metrics } from "./metrics.ts";
 import { create_services, type RenderPdf } from "./services.ts";
 import { render_invoice_pdf } from "./pdf/mod.ts";
 
@@ -44,7 +45,9 @@ export async function start_server(
   });
   const render_pdf: RenderPdf = options.render_pdf ??
     ((invoice) => Promise.resolve(render_invoice_pdf(invoice)));
+  const metrics = new Metrics();
   const services = create_services(database, {
+    on_render: (seconds) => metrics.observe_render(seconds),
     render_pdf,
     admin_token: config.admin_token,
     rate_limit_per_minute: config.rate_limit_per_minute,
@@ -59,6 +62,7 @@ export async function start_server(
     services,
     max_body_bytes: config.max_body_bytes,
     check_ready: () => database.ping(),
+    metrics,
     log,
   });
   const { promise: listening, resolve } = Promise.withResolvers<

@@ -27,6 +27,8 @@ export interface ServicesOptions {
   rate_limit_per_minute?: number;
   /** Injectable clock, for month rollover tests. */
   now?: () => Date;
+  /** Told how long each render took, in seconds (metrics). */
+  on_render?: (seconds: number) => void;
 }
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
@@ -157,10 +159,10 @@ export function create_services(
   }
 
   async function render(invoice: Invoice): Promise<RenderedPdf> {
-    return {
-      file_name: pdf_file_name(invoice.invoice_number),
-      bytes: await options.render_pdf(invoice),
-    };
+    const started = performance.now();
+    const bytes = await options.render_pdf(invoice);
+    options.on_render?.((performance.now() - started) / 1000);
+    return { file_name: pdf_file_name(invoice.invoice_number), bytes };
   }
 
   return {
@@ -175,6 +177,9 @@ export function create_services(
         if (result.status === "unknown") {
           throw new ApiError("unauthorized", "Unknown API key");
         }
+        response.account_id = result.status === "revoked"
+          ? result.account_id
+          : result.account.id;
         if (result.status === "revoked") {
           throw new ApiError(
             "key_revoked",

@@ -1,0 +1,128 @@
+/**
+ * Prometheus metrics in the text exposition format, kept in process memory.
+ */
+
+const LATENCY_BUCKETS_SECONDS = [
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+];
+
+/** A histogram with fixed buckets. */
+class Histogram {
+  readonly counts = new Array<number>(LATENCY_BUCKETS_SECONDS.length).fill(0);
+  sum = 0;
+  count = 0;
+
+  observe(seconds: number): void {
+    this.sum += seconds;
+    this.count += 1;
+    for (let index = 0; index < LATENCY_BUCKETS_SECONDS.length; index++) {
+      if (seconds <= LATENCY_BUCKETS_SECONDS[index]) this.counts[index] += 1;
+    }
+  }
+
+  render(name: string, labels: string): string[] {
+    const lines: string[] = [];
+    const prefix = labels ? `${labels},` : "";
+    LATENCY_BUCKETS_SECONDS.forEach((bound, index) => {
+      lines.push(
+        `${name}_bucket{${prefix}le="${bound}"} ${this.counts[index]}`,
+      );
+    });
+    lines.push(`${name}_bucket{${prefix}le="+Inf"} ${this.count}`);
+    const braces = labels ? `{${labels}}` : "";
+    lines.push(`${name}_sum${braces} ${this.sum}`);
+    lines.push(`${name}_count${braces} ${this.count}`);
+    return lines;
+  }
+}
+
+function escape_label(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(
+    /\n/g,
+    "\\n",
+  );
+}
+
+/** The service's metrics. */
+export class Metrics {
+  #requests = new Map<string, number>();
+  #latency = new Map<string, Histogram>();
+  #render = new Histogram();
+  #rejections = new Map<string, number>();
+  #queue_depth: () => number = () => 0;
+
+  /** Counts one answered request; `route` must be a route template, never a raw path. */
+  observe_request(route: string, status: number, seconds: number): void {
+    const key = `route="${escape_label(route)}",status="${status}"`;
+    this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
+    const latency_key = `route="${escape_label(route)}"`;
+    let histogram = this.#latency.get(latency_key);
+    if (!histogram) {
+      histogram = new Histogram();
+      this.#latency.set(latency_key, histogram);
+    }
+    histogram.observe(seconds);
+  }
+
+  /** Records how long one PDF took to render. */
+  observe_render(seconds: number): void {
+    this.#render.observe(seconds);
+  }
+
+  /** Counts a rejection by error code (quota_exceeded, rate_limited, …). */
+  count_rejection(code: string): void {
+    this.#rejections.set(code, (this.#rejections.get(code) ?? 0) + 1);
+  }
+
+  /** Sets where the render queue depth is read from. */
+  track_queue_depth(read: () => number): void {
+    this.#queue_depth = read;
+  }
+
+  /** The Prometheus text exposition. */
+  render(): string {
+    const lines: string[] = [
+      "# HELP http_requests_total Requests answered, by route and status.",
+      "# TYPE http_requests_total counter",
+    ];
+    for (const [labels, value] of this.#requests) {
+      lines.push(`http_requests_total{${labels}} ${value}`);
+    }
+    lines.push(
+      "# HELP http_request_duration_seconds Time to answer, by route.",
+      "# TYPE http_request_duration_seconds histogram",
+    );
+    for (const [labels, histogram] of this.#latency) {
+      lines.push(...histogram.render("http_request_duration_seconds", labels));
+    }
+    lines.push(
+      "# HELP pdf_render_duration_seconds Time to render one PDF.",
+      "# TYPE pdf_render_duration_seconds histogram",
+      ...this.#render.render("pdf_render_duration_seconds", ""),
+      "# HELP render_queue_depth Renders waiting for a worker.",
+      "# TYPE render_queue_depth gauge",
+      `render_queue_depth ${this.#queue_depth()}`,
+      "# HELP rejections_total Requests rejected by limits, by error code.",
+      "# TYPE rejections_total counter",
+    );
+    for (const code of ["quota_exceeded", "rate_limited"]) {
+      if (!this.#rejections.has(code)) this.#rejections.set(code, 0);
+    }
+    for (const [code, value] of this.#rejections) {
+      lines.push(`rejections_total{code="${escape_label(code)}"} ${value}`);
+    }
+    return lines.join("\n") + "\n";
+  }
+}

@@ -63,7 +63,10 @@ const UNAVAILABLE_CODES = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
-  // SQLSTATEs: admin/crash shutdown, starting up, too many connections.
+  // SQLSTATEs: admin/crash shutdown, starting up, too many connections,
+  // and statement_timeout / cancel: a query stuck past STATEMENT_TIMEOUT_MS
+  // means the database is not serving, so callers should answer 503.
+  "57014",
   "57P01",
   "57P02",
   "57P03",

@@ -123,6 +123,7 @@ Deno.test("is_database_unavailable recognises connection failures only", () => {
       coded("CONNECTION_ENDED"),
       coded("CONNECTION_DESTROYED"),
       coded("57P01", "terminating connection due to administrator command"),
+      coded("57014", "canceling statement due to statement timeout"),
       coded("08006"),
       new Error("Connection terminated unexpectedly"),
       new Error("wrapped", { cause: coded("ECONNRESET") }),
@@ -134,7 +135,7 @@ Deno.test("is_database_unavailable recognises connection failures only", () => {
   for (
     const error of [
       coded("23505", "duplicate key"),
-      coded("57014", "canceling statement due to statement timeout"),
+      coded("40P01", "deadlock detected; timeout"),
       new Error("syntax error"),
       "ECONNREFUSED",
       undefined,

@@ -193,11 +193,12 @@ export const app_router = t.router({
       .input(z.strictObject({ name: KeyNameSchema }))
       .output(CreatedApiKeySchema)
       .mutation(async ({ ctx, input }) => {
-        ctx.response.status = 201;
-        return await ctx.services.create_key(
+        const key = await ctx.services.create_key(
           ctx.principal.account.id,
           input.name,
         );
+        ctx.response.status = 201;
+        return key;
       }),
     revoke_key: session_procedure
       .meta({
@@ -230,8 +231,9 @@ export const app_router = t.router({
       .input(CreateAccountSchema)
       .output(AccountSchema)
       .mutation(async ({ ctx, input }) => {
+        const account = await ctx.services.create_account(input);
         ctx.response.status = 201;
-        return await ctx.services.create_account(input);
+        return account;
       }),
     get_account: admin_procedure
       .meta({
@@ -296,8 +298,9 @@ export const app_router = t.router({
       .input(CreateKeySchema)
       .output(CreatedApiKeySchema)
       .mutation(async ({ ctx, input }) => {
+        const key = await ctx.services.create_key(input.id, input.name);
         ctx.response.status = 201;
-        return await ctx.services.create_key(input.id, input.name);
+        return key;
       }),
     revoke_key: admin_procedure
       .meta({

@@ -252,7 +252,7 @@ export function create_app(options: AppOptions): Handler {
         },
       );
     });
-    if (response.status < 400) return response;
+    if (response.status < 400 && !rest_errors.has(ctx)) return response;
     const error = not_found
       ? new ApiError(
         "not_found",

@@ -50,10 +50,10 @@ export function build_openapi_document(): Json {
   for (const name of Object.keys(components.schemas)) {
     if (name.startsWith("error.")) delete components.schemas[name];
   }
-  const error_schema = z.toJSONSchema(ErrorBodySchema) as Json;
-  delete error_schema.$schema;
-  delete error_schema.id;
-  components.schemas.Error = error_schema;
+  const converted = z.toJSONSchema(ErrorBodySchema) as Json & {
+    $defs: Record<string, Json>;
+  };
+  components.schemas.Error = converted.$defs.Error;
   const error_content = {
     "application/json": { schema: { $ref: "#/components/schemas/Error" } },
   };

@@ -1,4 +1,11 @@
-import assert from "./assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertNotStrictEquals,
+  assertRejects,
+  assertStrictEquals,
+} from "./assert.ts";
 import {
   create_account,
   create_session,
@@ -22,26 +29,29 @@ Deno.test("accounts and sessions", async (t) => {
         name: "Alice",
         plan: "pro",
       });
-      assert.equal(account.email, "alice@example.com");
-      assert.equal(account.name, "Alice");
-      assert.equal(account.plan, "pro");
-      assert.equal(account.subscription_status, "active");
-      assert.ok(account.created_at instanceof Date);
-      assert.ok(!("password_hash" in account));
-      assert.deepEqual(await get_account(database, account.id), account);
+      assertStrictEquals(account.email, "alice@example.com");
+      assertStrictEquals(account.name, "Alice");
+      assertStrictEquals(account.plan, "pro");
+      assertStrictEquals(account.subscription_status, "active");
+      assert(account.created_at instanceof Date);
+      assert(!("password_hash" in account));
+      assertEquals(await get_account(database, account.id), account);
     });
 
     await t.step(
       "duplicate email (any case) throws DuplicateEmailError",
       async () => {
-        await assert.rejects(
-          create_account(database, {
-            email: "ALICE@example.com",
-            plan: "team",
-          }),
-          (error: unknown) =>
-            error instanceof DuplicateEmailError &&
-            error.email === "alice@example.com",
+        const error = await assertRejects(
+          () =>
+            create_account(database, {
+              email: "ALICE@example.com",
+              plan: "team",
+            }),
+          DuplicateEmailError,
+        );
+        assertStrictEquals(
+          (error as DuplicateEmailError).email,
+          "alice@example.com",
         );
       },
     );
@@ -49,14 +59,14 @@ Deno.test("accounts and sessions", async (t) => {
     await t.step(
       "get_account: missing or malformed id is undefined",
       async () => {
-        assert.equal(
+        assertStrictEquals(
           await get_account(database, crypto.randomUUID()),
           undefined,
         );
         for (const id of ["", "nope", "1234", "'; drop table accounts; --"]) {
-          assert.equal(await get_account(database, id), undefined);
+          assertStrictEquals(await get_account(database, id), undefined);
         }
-        assert.equal(
+        assertStrictEquals(
           await update_account(database, "nope", { plan: "team" }),
           undefined,
         );
@@ -65,12 +75,12 @@ Deno.test("accounts and sessions", async (t) => {
 
     await t.step("find by email, update, password hash", async () => {
       const found = await find_account_by_email(database, "ALICE@EXAMPLE.com");
-      assert.ok(found);
-      assert.equal(
+      assert(found);
+      assertStrictEquals(
         await find_account_by_email(database, "bob@example.com"),
         undefined,
       );
-      assert.equal(await get_password_hash(database, found.id), null);
+      assertStrictEquals(await get_password_hash(database, found.id), null);
 
       const updated = await update_account(database, found.id, {
         plan: "team",
@@ -78,13 +88,16 @@ Deno.test("accounts and sessions", async (t) => {
         name: null,
         password_hash: "scrypt$abc",
       });
-      assert.ok(updated);
-      assert.equal(updated.plan, "team");
-      assert.equal(updated.subscription_status, "inactive");
-      assert.equal(updated.name, null);
-      assert.ok(updated.updated_at >= found.updated_at);
-      assert.equal(await get_password_hash(database, found.id), "scrypt$abc");
-      assert.equal(
+      assert(updated);
+      assertStrictEquals(updated.plan, "team");
+      assertStrictEquals(updated.subscription_status, "inactive");
+      assertStrictEquals(updated.name, null);
+      assert(updated.updated_at >= found.updated_at);
+      assertStrictEquals(
+        await get_password_hash(database, found.id),
+        "scrypt$abc",
+      );
+      assertStrictEquals(
         await get_password_hash(database, crypto.randomUUID()),
         undefined,
       );
@@ -102,33 +115,39 @@ Deno.test("accounts and sessions", async (t) => {
         ttl_seconds: 3600,
         now,
       });
-      assert.match(session.token, /^[A-Za-z0-9_-]{43}$/);
-      assert.match(session.csrf_token, /^[A-Za-z0-9_-]{43}$/);
-      assert.notEqual(session.token, session.csrf_token);
-      assert.equal(session.expires_at.getTime(), now.getTime() + 3600_000);
+      assertMatch(session.token, /^[A-Za-z0-9_-]{43}$/);
+      assertMatch(session.csrf_token, /^[A-Za-z0-9_-]{43}$/);
+      assertNotStrictEquals(session.token, session.csrf_token);
+      assertStrictEquals(
+        session.expires_at.getTime(),
+        now.getTime() + 3600_000,
+      );
 
       const live = await get_session(database, session.token, {
         now: new Date(now.getTime() + 1000),
       });
-      assert.ok(live);
-      assert.equal(live.account.id, account.id);
-      assert.equal(live.account.email, "session@example.com");
-      assert.equal(live.csrf_token, session.csrf_token);
-      assert.equal(live.expires_at.getTime(), session.expires_at.getTime());
+      assert(live);
+      assertStrictEquals(live.account.id, account.id);
+      assertStrictEquals(live.account.email, "session@example.com");
+      assertStrictEquals(live.csrf_token, session.csrf_token);
+      assertStrictEquals(
+        live.expires_at.getTime(),
+        session.expires_at.getTime(),
+      );
 
-      assert.equal(
+      assertStrictEquals(
         await get_session(database, session.token, { now: session.expires_at }),
         undefined,
         "expired at expires_at",
       );
-      assert.equal(
+      assertStrictEquals(
         await get_session(database, "not-a-token", { now }),
         undefined,
       );
 
-      assert.equal(await delete_session(database, session.token), true);
-      assert.equal(await delete_session(database, session.token), false);
-      assert.equal(
+      assertStrictEquals(await delete_session(database, session.token), true);
+      assertStrictEquals(await delete_session(database, session.token), false);
+      assertStrictEquals(
         await get_session(database, session.token, { now }),
         undefined,
       );
@@ -138,11 +157,14 @@ Deno.test("accounts and sessions", async (t) => {
         ttl_seconds: 60,
         now,
       });
-      assert.equal(
+      assertStrictEquals(
         await prune_sessions(database, new Date(now.getTime() + 120_000)),
         1,
       );
-      assert.equal(await get_session(database, old.token, { now }), undefined);
+      assertStrictEquals(
+        await get_session(database, old.token, { now }),
+        undefined,
+      );
     });
   } finally {
     await close();

@@ -1,4 +1,10 @@
-import assert from "./assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStrictEquals,
+} from "./assert.ts";
 import {
   authenticate_api_key,
   create_account,
@@ -44,15 +50,15 @@ Deno.test("api keys and rate limits", async (t) => {
 
     await t.step("key format helpers", async () => {
       const key = `ink_live_${"A".repeat(43)}`;
-      assert.ok(looks_like_api_key(key));
-      assert.ok(!looks_like_api_key(key + "A"));
-      assert.ok(!looks_like_api_key(key.slice(0, -1)));
-      assert.ok(!looks_like_api_key(`ink_test_${"A".repeat(43)}`));
-      assert.ok(!looks_like_api_key(`ink_live_${"A".repeat(42)}+`));
-      assert.ok(!looks_like_api_key(undefined));
+      assert(looks_like_api_key(key));
+      assert(!looks_like_api_key(key + "A"));
+      assert(!looks_like_api_key(key.slice(0, -1)));
+      assert(!looks_like_api_key(`ink_test_${"A".repeat(43)}`));
+      assert(!looks_like_api_key(`ink_live_${"A".repeat(42)}+`));
+      assert(!looks_like_api_key(undefined));
       const hash = await hash_api_key(key);
-      assert.match(hash, /^[0-9a-f]{64}$/);
-      assert.equal(await hash_api_key(key), hash);
+      assertMatch(hash, /^[0-9a-f]{64}$/);
+      assertStrictEquals(await hash_api_key(key), hash);
     });
 
     let key_one = "";
@@ -64,17 +70,17 @@ Deno.test("api keys and rate limits", async (t) => {
           account_id: account.id,
           name: "production",
         });
-        assert.ok(looks_like_api_key(created.key));
-        assert.equal(created.prefix, created.key.slice(0, 12));
-        assert.ok(created.prefix.startsWith("ink_live_"));
-        assert.equal(created.name, "production");
+        assert(looks_like_api_key(created.key));
+        assertStrictEquals(created.prefix, created.key.slice(0, 12));
+        assert(created.prefix.startsWith("ink_live_"));
+        assertStrictEquals(created.name, "production");
         key_one = created.key;
         key_one_id = created.id;
 
         const listed = await list_api_keys(database, account.id);
-        assert.equal(listed.length, 1);
+        assertStrictEquals(listed.length, 1);
         const [item] = listed;
-        assert.deepEqual(Object.keys(item!).sort(), [
+        assertEquals(Object.keys(item!).sort(), [
           "account_id",
           "created_at",
           "id",
@@ -85,15 +91,15 @@ Deno.test("api keys and rate limits", async (t) => {
         ]);
         const serialised = JSON.stringify(listed);
         const hash = await hash_api_key(created.key);
-        assert.ok(!serialised.includes(created.key));
-        assert.ok(!serialised.includes(hash));
-        assert.deepEqual(await stored_hashes(database), [hash]);
-        assert.deepEqual(await list_api_keys(database, other.id), []);
-        assert.deepEqual(await list_api_keys(database, "nope"), []);
+        assert(!serialised.includes(created.key));
+        assert(!serialised.includes(hash));
+        assertEquals(await stored_hashes(database), [hash]);
+        assertEquals(await list_api_keys(database, other.id), []);
+        assertEquals(await list_api_keys(database, "nope"), []);
 
         const got = await get_api_key(database, created.id);
-        assert.equal(got?.prefix, created.prefix);
-        assert.equal(await get_api_key(database, "nope"), undefined);
+        assertStrictEquals(got?.prefix, created.prefix);
+        assertStrictEquals(await get_api_key(database, "nope"), undefined);
       },
     );
 
@@ -102,18 +108,18 @@ Deno.test("api keys and rate limits", async (t) => {
         key: key_one,
         now: NOW,
       });
-      assert.equal(first.status, "ok");
-      assert.ok(first.status === "ok");
-      assert.deepEqual(first.account, {
+      assertStrictEquals(first.status, "ok");
+      assert(first.status === "ok");
+      assertEquals(first.account, {
         id: account.id,
         email: "keys@example.com",
         name: "Keys",
         plan: "pro",
         subscription_status: "active",
       });
-      assert.equal(first.key_id, key_one_id);
-      assert.equal(first.rate_count, 1);
-      assert.equal(
+      assertStrictEquals(first.key_id, key_one_id);
+      assertStrictEquals(first.rate_count, 1);
+      assertStrictEquals(
         first.window_reset_at.toISOString(),
         "2030-06-15T12:35:00.000Z",
       );
@@ -121,24 +127,24 @@ Deno.test("api keys and rate limits", async (t) => {
         key: key_one,
         now: new Date(NOW.getTime() + 1000),
       });
-      assert.ok(second.status === "ok");
-      assert.equal(second.rate_count, 2);
+      assert(second.status === "ok");
+      assertStrictEquals(second.rate_count, 2);
       const next_minute = await authenticate_api_key(database, {
         key: key_one,
         now: new Date("2030-06-15T12:35:00.000Z"),
       });
-      assert.ok(next_minute.status === "ok");
-      assert.equal(next_minute.rate_count, 1);
+      assert(next_minute.status === "ok");
+      assertStrictEquals(next_minute.rate_count, 1);
     });
 
     await t.step("last_used_at is bumped coarsely", async () => {
       const used = (await get_api_key(database, key_one_id))!.last_used_at;
       // First use at NOW; the use one second later did not rewrite it (nor
       // did the one at 12:35:00, 3 s later); only one over a minute later does.
-      assert.equal(used?.getTime(), NOW.getTime());
+      assertStrictEquals(used?.getTime(), NOW.getTime());
       const later = new Date(NOW.getTime() + 61_000);
       await authenticate_api_key(database, { key: key_one, now: later });
-      assert.equal(
+      assertStrictEquals(
         (await get_api_key(database, key_one_id))!.last_used_at?.getTime(),
         later.getTime(),
       );
@@ -146,12 +152,12 @@ Deno.test("api keys and rate limits", async (t) => {
 
     await t.step("unknown and malformed keys", async () => {
       const unknown = `ink_live_${"B".repeat(43)}`;
-      assert.deepEqual(
+      assertEquals(
         await authenticate_api_key(database, { key: unknown, now: NOW }),
         { status: "unknown" },
       );
       for (const key of ["", "ink_live_", key_one + "x", key_one.slice(1)]) {
-        assert.deepEqual(
+        assertEquals(
           await authenticate_api_key(database, { key, now: NOW }),
           { status: "unknown" },
         );
@@ -170,12 +176,12 @@ Deno.test("api keys and rate limits", async (t) => {
         key: created.key,
         now: NOW,
       });
-      assert.equal(result.status, "inactive");
-      assert.ok(result.status === "inactive");
-      assert.equal(result.account.id, other.id);
-      assert.equal(result.account.subscription_status, "inactive");
-      assert.equal(result.key_id, created.id);
-      assert.equal(
+      assertStrictEquals(result.status, "inactive");
+      assert(result.status === "inactive");
+      assertStrictEquals(result.account.id, other.id);
+      assertStrictEquals(result.account.subscription_status, "inactive");
+      assertStrictEquals(result.key_id, created.id);
+      assertStrictEquals(
         (await get_api_key(database, created.id))!.last_used_at,
         null,
       );
@@ -186,8 +192,8 @@ Deno.test("api keys and rate limits", async (t) => {
         key: created.key,
         now: NOW,
       });
-      assert.ok(ok.status === "ok");
-      assert.equal(ok.rate_count, 1, "inactive attempt was not counted");
+      assert(ok.status === "ok");
+      assertStrictEquals(ok.rate_count, 1, "inactive attempt was not counted");
     });
 
     await t.step("revoke is idempotent and scoped by account", async () => {
@@ -195,7 +201,7 @@ Deno.test("api keys and rate limits", async (t) => {
         account_id: account.id,
         name: "to revoke",
       });
-      assert.equal(
+      assertStrictEquals(
         await revoke_api_key(database, {
           account_id: other.id,
           key_id: created.id,
@@ -203,7 +209,7 @@ Deno.test("api keys and rate limits", async (t) => {
         undefined,
         "another account cannot revoke it",
       );
-      assert.equal(
+      assertStrictEquals(
         (await authenticate_api_key(database, { key: created.key, now: NOW }))
           .status,
         "ok",
@@ -212,24 +218,27 @@ Deno.test("api keys and rate limits", async (t) => {
         account_id: account.id,
         key_id: created.id,
       });
-      assert.ok(revoked?.revoked_at instanceof Date);
+      assert(revoked?.revoked_at instanceof Date);
       const again = await revoke_api_key(database, { key_id: created.id });
-      assert.equal(
+      assertStrictEquals(
         again?.revoked_at?.getTime(),
         revoked.revoked_at.getTime(),
         "first revocation time kept",
       );
-      assert.equal(
+      assertStrictEquals(
         await revoke_api_key(database, { key_id: crypto.randomUUID() }),
         undefined,
       );
-      assert.equal(await revoke_api_key(database, { key_id: "x" }), undefined);
-      assert.deepEqual(
+      assertStrictEquals(
+        await revoke_api_key(database, { key_id: "x" }),
+        undefined,
+      );
+      assertEquals(
         await authenticate_api_key(database, { key: created.key, now: NOW }),
         { status: "revoked", account_id: account.id, key_id: created.id },
       );
       // The other key of the account still works.
-      assert.equal(
+      assertStrictEquals(
         (await authenticate_api_key(database, { key: key_one, now: NOW }))
           .status,
         "ok",
@@ -241,9 +250,9 @@ Deno.test("api keys and rate limits", async (t) => {
         account_id: other.id,
         name: "x",
       });
-      assert.equal(await revoke_all_api_keys(database, other.id), 2);
-      assert.equal(await revoke_all_api_keys(database, other.id), 0);
-      assert.equal(
+      assertStrictEquals(await revoke_all_api_keys(database, other.id), 2);
+      assertStrictEquals(await revoke_all_api_keys(database, other.id), 0);
+      assertStrictEquals(
         (await authenticate_api_key(database, { key: created.key, now: NOW }))
           .status,
         "revoked",
@@ -257,12 +266,12 @@ Deno.test("api keys and rate limits", async (t) => {
         now: at,
         window_seconds: 10,
       };
-      assert.deepEqual(await hit_rate_limit(database, input), {
+      assertEquals(await hit_rate_limit(database, input), {
         count: 1,
         reset_at: new Date("2030-01-01T00:00:10Z"),
       });
-      assert.equal((await hit_rate_limit(database, input)).count, 2);
-      assert.equal(
+      assertStrictEquals((await hit_rate_limit(database, input)).count, 2);
+      assertStrictEquals(
         (await hit_rate_limit(database, { ...input, bucket: "signin:b" }))
           .count,
         1,
@@ -271,8 +280,11 @@ Deno.test("api keys and rate limits", async (t) => {
         ...input,
         now: new Date("2030-01-01T00:00:10Z"),
       });
-      assert.equal(next.count, 1);
-      assert.equal(next.reset_at.toISOString(), "2030-01-01T00:00:20.000Z");
+      assertStrictEquals(next.count, 1);
+      assertStrictEquals(
+        next.reset_at.toISOString(),
+        "2030-01-01T00:00:20.000Z",
+      );
 
       const many = await Promise.all(
         Array.from(
@@ -280,12 +292,12 @@ Deno.test("api keys and rate limits", async (t) => {
           () => hit_rate_limit(database, { ...input, bucket: "burst" }),
         ),
       );
-      assert.deepEqual(
+      assertEquals(
         many.map((hit) => hit.count).sort((a, b) => a - b),
         Array.from({ length: 50 }, (_, i) => i + 1),
       );
-      await assert.rejects(
-        hit_rate_limit(database, { ...input, window_seconds: 0 }),
+      await assertRejects(
+        () => hit_rate_limit(database, { ...input, window_seconds: 0 }),
         RangeError,
       );
 
@@ -293,8 +305,8 @@ Deno.test("api keys and rate limits", async (t) => {
         database,
         new Date("2030-01-01T00:00:10Z"),
       );
-      assert.equal(pruned, 3); // signin:a, signin:b and burst at 00:00:00
-      assert.equal((await hit_rate_limit(database, input)).count, 1);
+      assertStrictEquals(pruned, 3); // signin:a, signin:b and burst at 00:00:00
+      assertStrictEquals((await hit_rate_limit(database, input)).count, 1);
     });
   } finally {
     await close();
@@ -321,14 +333,14 @@ Deno.test("pglite: a revoked key stays revoked after reopening the data dir", as
         });
         key = created.key;
         key_id = created.id;
-        assert.ok(await revoke_api_key(database, { key_id }));
+        assert(await revoke_api_key(database, { key_id }));
       } finally {
         await database.close();
       }
     }
     const reopened = await open_database({ data_dir: dir });
     try {
-      assert.deepEqual(
+      assertEquals(
         await authenticate_api_key(reopened, { key, now: new Date() }),
         { status: "revoked", account_id, key_id },
       );

@@ -1,4 +1,4 @@
-import assert from "./assert.ts";
+import { assert, assertStrictEquals } from "./assert.ts";
 import { sql } from "drizzle-orm";
 import {
   DatabaseUnavailableError,
@@ -43,16 +43,16 @@ Deno.test("pglite: migrations apply twice harmlessly in a data dir", async () =>
   try {
     const data_dir = `${dir}/nested/pg`; // created if missing
     const first = await open_database({ data_dir });
-    assert.equal(first.kind, "pglite");
+    assertStrictEquals(first.kind, "pglite");
     const applied = await migration_count(first);
-    assert.ok(applied >= 1);
+    assert(applied >= 1);
     await first.ping();
     await first.close();
     await first.close(); // idempotent
 
     const second = await open_database({ data_dir });
     try {
-      assert.equal(await migration_count(second), applied);
+      assertStrictEquals(await migration_count(second), applied);
     } finally {
       await second.close();
     }
@@ -74,12 +74,12 @@ Deno.test({
         open_database({ database_url: empty.database_url }),
       ]);
       try {
-        assert.equal(handles[0]!.kind, "postgres");
+        assertStrictEquals(handles[0]!.kind, "postgres");
         const applied = await migration_count(handles[0]!);
-        assert.ok(applied >= 1);
+        assert(applied >= 1);
         const again = await open_database({ database_url: empty.database_url });
         try {
-          assert.equal(await migration_count(again), applied);
+          assertStrictEquals(await migration_count(again), applied);
         } finally {
           await again.close();
         }
@@ -108,8 +108,8 @@ Deno.test("postgres: unreachable server rejects quickly as unavailable", async (
         (error: unknown) => error,
       ),
   );
-  assert.ok(error instanceof DatabaseUnavailableError, String(error));
-  assert.ok(is_database_unavailable(error));
+  assert(error instanceof DatabaseUnavailableError, String(error));
+  assert(is_database_unavailable(error));
 });
 
 Deno.test("is_database_unavailable recognises connection failures only", () => {
@@ -130,7 +130,7 @@ Deno.test("is_database_unavailable recognises connection failures only", () => {
       new DatabaseUnavailableError("down"),
     ]
   ) {
-    assert.ok(is_database_unavailable(error), String(error));
+    assert(is_database_unavailable(error), String(error));
   }
   for (
     const error of [
@@ -142,7 +142,7 @@ Deno.test("is_database_unavailable recognises connection failures only", () => {
       null,
     ]
   ) {
-    assert.ok(!is_database_unavailable(error), String(error));
+    assert(!is_database_unavailable(error), String(error));
   }
 });
 
@@ -163,14 +163,14 @@ Deno.test({
       try {
         await database.ping();
         const missing = crypto.randomUUID();
-        assert.equal(await get_account(database, missing), undefined);
+        assertStrictEquals(await get_account(database, missing), undefined);
 
         await proxy.stop();
         const ping_error = await within(
           20_000,
           database.ping().then(() => undefined, (error: unknown) => error),
         );
-        assert.ok(ping_error instanceof DatabaseUnavailableError);
+        assert(ping_error instanceof DatabaseUnavailableError);
         const query_error = await within(
           20_000,
           get_account(database, missing).then(
@@ -178,12 +178,12 @@ Deno.test({
             (error: unknown) => error,
           ),
         );
-        assert.ok(query_error !== undefined, "query should fail while down");
-        assert.ok(is_database_unavailable(query_error), String(query_error));
+        assert(query_error !== undefined, "query should fail while down");
+        assert(is_database_unavailable(query_error), String(query_error));
 
         proxy.start();
         await within(20_000, database.ping());
-        assert.equal(await get_account(database, missing), undefined);
+        assertStrictEquals(await get_account(database, missing), undefined);
       } finally {
         await database.close();
       }

@@ -1,4 +1,4 @@
-import assert from "./assert.ts";
+import { assertEquals, assertRejects, assertStrictEquals } from "./assert.ts";
 import { sql } from "drizzle-orm";
 import {
   create_account,
@@ -58,15 +58,15 @@ async function check_exact_quota(
         }),
     ),
   );
-  assert.deepEqual(tally(results), { reserved: 150, exhausted: 350 });
+  assertEquals(tally(results), { reserved: 150, exhausted: 350 });
   const used = results.filter((r) => r.status === "reserved")
     .map((r) => r.used).sort((a, b) => a - b);
-  assert.deepEqual(used, Array.from({ length: 150 }, (_, i) => i + 1));
+  assertEquals(used, Array.from({ length: 150 }, (_, i) => i + 1));
   for (const result of results) {
-    if (result.status === "exhausted") assert.equal(result.used, 150);
+    if (result.status === "exhausted") assertStrictEquals(result.used, 150);
   }
   const database = handles[0]!;
-  assert.equal(await get_usage(database, account_id, { month }), 150);
+  assertStrictEquals(await get_usage(database, account_id, { month }), 150);
   // Identical concurrent requests in a fresh month: one counted, rest free.
   const same = await Promise.all(
     Array.from(
@@ -81,11 +81,14 @@ async function check_exact_quota(
         }),
     ),
   );
-  assert.deepEqual(tally(same), { reserved: 1, replay: 19 });
-  assert.equal(await get_usage(database, account_id, { month: "2031-02" }), 1);
-  assert.equal(await receipt_count(database, account_id, month), 150);
+  assertEquals(tally(same), { reserved: 1, replay: 19 });
+  assertStrictEquals(
+    await get_usage(database, account_id, { month: "2031-02" }),
+    1,
+  );
+  assertStrictEquals(await receipt_count(database, account_id, month), 150);
   const daily = await get_daily_usage(database, account_id, { month });
-  assert.equal(daily.reduce((sum, d) => sum + d.count, 0), 150);
+  assertStrictEquals(daily.reduce((sum, d) => sum + d.count, 0), 150);
 }
 
 Deno.test("usage quotas", async (t) => {
@@ -98,7 +101,7 @@ Deno.test("usage quotas", async (t) => {
     const base = { account_id: account.id, month: MONTH, day: DAY };
 
     await t.step("reserve counts up to the limit", async () => {
-      assert.deepEqual(
+      assertEquals(
         await reserve_generation(database, {
           ...base,
           limit: 2,
@@ -106,7 +109,7 @@ Deno.test("usage quotas", async (t) => {
         }),
         { status: "reserved", used: 1 },
       );
-      assert.deepEqual(
+      assertEquals(
         await reserve_generation(database, {
           ...base,
           limit: 2,
@@ -114,7 +117,7 @@ Deno.test("usage quotas", async (t) => {
         }),
         { status: "reserved", used: 2 },
       );
-      assert.deepEqual(
+      assertEquals(
         await reserve_generation(database, {
           ...base,
           limit: 2,
@@ -122,13 +125,16 @@ Deno.test("usage quotas", async (t) => {
         }),
         { status: "exhausted", used: 2 },
       );
-      assert.equal(await get_usage(database, account.id, { month: MONTH }), 2);
+      assertStrictEquals(
+        await get_usage(database, account.id, { month: MONTH }),
+        2,
+      );
       // The rejected request left no receipt behind.
-      assert.equal(await receipt_count(database, account.id, MONTH), 2);
+      assertStrictEquals(await receipt_count(database, account.id, MONTH), 2);
     });
 
     await t.step("replay is free, even when exhausted", async () => {
-      assert.deepEqual(
+      assertEquals(
         await reserve_generation(database, {
           ...base,
           limit: 2,
@@ -137,7 +143,7 @@ Deno.test("usage quotas", async (t) => {
         { status: "replay", used: 2 },
       );
       // Even with a lowered limit.
-      assert.deepEqual(
+      assertEquals(
         await reserve_generation(database, {
           ...base,
           limit: 0,
@@ -145,25 +151,28 @@ Deno.test("usage quotas", async (t) => {
         }),
         { status: "replay", used: 2 },
       );
-      assert.equal(await get_usage(database, account.id, { month: MONTH }), 2);
+      assertStrictEquals(
+        await get_usage(database, account.id, { month: MONTH }),
+        2,
+      );
     });
 
     await t.step("release decrements once and frees the hash", async () => {
-      assert.deepEqual(
+      assertEquals(
         await release_generation(database, { ...base, request_hash: "b" }),
         { released: true, used: 1 },
       );
-      assert.deepEqual(
+      assertEquals(
         await release_generation(database, { ...base, request_hash: "b" }),
         { released: false, used: 1 },
         "a second release changes nothing",
       );
-      assert.deepEqual(
+      assertEquals(
         await get_daily_usage(database, account.id, { month: MONTH }),
         [{ day: DAY, count: 1 }],
       );
       // "c" was rejected earlier; now there is room and it is not a replay.
-      assert.deepEqual(
+      assertEquals(
         await reserve_generation(database, {
           ...base,
           limit: 2,
@@ -178,7 +187,7 @@ Deno.test("usage quotas", async (t) => {
         email: "zero@example.com",
         plan: "starter",
       });
-      assert.deepEqual(
+      assertEquals(
         await reserve_generation(database, {
           account_id: fresh.id,
           month: MONTH,
@@ -188,8 +197,11 @@ Deno.test("usage quotas", async (t) => {
         }),
         { status: "exhausted", used: 0 },
       );
-      assert.equal(await get_usage(database, fresh.id, { month: MONTH }), 0);
-      assert.equal(await receipt_count(database, fresh.id, MONTH), 0);
+      assertStrictEquals(
+        await get_usage(database, fresh.id, { month: MONTH }),
+        0,
+      );
+      assertStrictEquals(await receipt_count(database, fresh.id, MONTH), 0);
     });
 
     await t.step("month rollover starts a fresh count", async () => {
@@ -198,12 +210,12 @@ Deno.test("usage quotas", async (t) => {
         month: "2030-04",
         day: "2030-04-01",
       };
-      assert.equal(
+      assertStrictEquals(
         await get_usage(database, account.id, { month: "2030-04" }),
         0,
       );
       // Same hash as last month: counted again, not a replay.
-      assert.deepEqual(
+      assertEquals(
         await reserve_generation(database, {
           ...next,
           limit: 2,
@@ -211,8 +223,11 @@ Deno.test("usage quotas", async (t) => {
         }),
         { status: "reserved", used: 1 },
       );
-      assert.equal(await get_usage(database, account.id, { month: MONTH }), 2);
-      assert.deepEqual(
+      assertStrictEquals(
+        await get_usage(database, account.id, { month: MONTH }),
+        2,
+      );
+      assertEquals(
         await get_daily_usage(database, account.id, { month: "2030-04" }),
         [{ day: "2030-04-01", count: 1 }],
       );
@@ -240,61 +255,69 @@ Deno.test("usage quotas", async (t) => {
         limit: 10,
         request_hash: "jan",
       });
-      assert.deepEqual(
+      assertEquals(
         await get_daily_usage(database, fresh.id, { month: "2030-12" }),
         [{ day: "2030-12-01", count: 1 }, { day: "2030-12-31", count: 2 }],
       );
-      assert.deepEqual(
+      assertEquals(
         await get_daily_usage(database, fresh.id, { month: "2030-11" }),
         [],
       );
     });
 
     await t.step("input validation", async () => {
-      await assert.rejects(
+      await assertRejects(() =>
         reserve_generation(database, {
           ...base,
           month: "2030-3",
           limit: 1,
           request_hash: "v",
-        }),
-        RangeError,
-      );
-      await assert.rejects(
+        }), RangeError);
+      await assertRejects(() =>
         reserve_generation(database, {
           ...base,
           day: "2030-04-01",
           limit: 1,
           request_hash: "v",
-        }),
+        }), RangeError);
+      await assertRejects(
+        () =>
+          reserve_generation(database, {
+            ...base,
+            limit: -1,
+            request_hash: "v",
+          }),
         RangeError,
       );
-      await assert.rejects(
-        reserve_generation(database, { ...base, limit: -1, request_hash: "v" }),
-        RangeError,
-      );
-      await assert.rejects(
+      await assertRejects(() =>
         reserve_generation(database, {
           ...base,
           account_id: "nope",
           limit: 1,
           request_hash: "v",
-        }),
-        TypeError,
+        }), TypeError);
+      assertStrictEquals(
+        await get_usage(database, "nope", { month: MONTH }),
+        0,
       );
-      assert.equal(await get_usage(database, "nope", { month: MONTH }), 0);
     });
 
     await t.step("prune_receipts drops old months only", async () => {
       // Only this account's two 2030-03 receipts ("a" and "c") are older.
-      assert.equal(
+      assertStrictEquals(
         await prune_receipts(database, { before_month: "2030-04" }),
         2,
       );
-      assert.equal(await receipt_count(database, account.id, MONTH), 0);
-      assert.equal(await receipt_count(database, account.id, "2030-04"), 1);
+      assertStrictEquals(await receipt_count(database, account.id, MONTH), 0);
+      assertStrictEquals(
+        await receipt_count(database, account.id, "2030-04"),
+        1,
+      );
       // Counters are untouched.
-      assert.equal(await get_usage(database, account.id, { month: MONTH }), 2);
+      assertStrictEquals(
+        await get_usage(database, account.id, { month: MONTH }),
+        2,
+      );
     });
 
     await t.step(

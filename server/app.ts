@@ -47,6 +47,9 @@ const SECURITY_HEADERS: Record<string, string> = {
     "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
 };
 
+// trpc-to-openapi reads `request.signal`; ours never aborts mid-procedure.
+const never_aborted = new AbortController().signal;
+
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
 // The context of each request, so the request log can name the account.
@@ -180,15 +183,16 @@ export function create_app(options: AppOptions): Handler {
 
   async function trpc(request: Request): Promise<Response> {
     const ctx = await context_for(request, false);
-    let forwarded = request;
-    if (request.body) {
-      const bytes = await read_body_bytes(request, max_body_bytes);
-      forwarded = new Request(request.url, {
-        method: request.method,
-        headers: request.headers,
-        body: bytes as Uint8Array<ArrayBuffer>,
-      });
-    }
+    // A fresh Request with the size-checked body; its signal is not the
+    // connection's, which Deno aborts after every response.
+    const bytes = request.body
+      ? await read_body_bytes(request, max_body_bytes)
+      : undefined;
+    const forwarded = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: bytes as Uint8Array<ArrayBuffer> | undefined,
+    });
     return await fetchRequestHandler({
       endpoint: "/trpc",
       req: forwarded,
@@ -215,6 +219,7 @@ export function create_app(options: AppOptions): Handler {
         if (property === "url") return url.toString();
         if (property === "body") return body;
         if (property === "service_context") return ctx;
+        if (property === "signal") return never_aborted;
         const value = Reflect.get(target, property, target);
         return typeof value === "function" ? value.bind(target) : value;
       },

@@ -2,6 +2,7 @@
  * Reading request bodies with a size limit, before any parsing.
  */
 import { ApiError } from "../contract/mod.ts";
+import { find_duplicate_key } from "./json_duplicates.ts";
 
 /** Reads the body as bytes; over `limit` bytes is a 413 without reading the rest. */
 export async function read_body_bytes(
@@ -56,6 +57,22 @@ export async function read_json_body(
   const content_type = request.headers.get("content-type") ?? "";
   const media_type = content_type.split(";")[0].trim().toLowerCase();
   const bytes = await read_body_bytes(request, limit);
+  const encoding = request.headers.get("content-encoding");
+  if (encoding && encoding.trim().toLowerCase() !== "identity") {
+    throw new ApiError(
+      "invalid_request",
+      `Content-Encoding "${
+        encoding.slice(0, 50)
+      }" is not supported; send the JSON uncompressed`,
+    );
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(content_type)?.[1];
+  if (charset && !/^utf-?8$/i.test(charset)) {
+    throw new ApiError(
+      "invalid_request",
+      `Unsupported charset "${charset.slice(0, 50)}"; send the JSON as UTF-8`,
+    );
+  }
   if (media_type !== "application/json") {
     throw new ApiError(
       "invalid_request",
@@ -81,8 +98,9 @@ export async function read_json_body(
       "The request body is empty; send the invoice as JSON",
     );
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof SyntaxError ? `: ${error.message}` : "";
     throw new ApiError(
@@ -90,4 +108,13 @@ export async function read_json_body(
       `The request body is not valid JSON${reason.slice(0, 200)}`,
     );
   }
+  const duplicate = find_duplicate_key(text);
+  if (duplicate !== undefined) {
+    throw new ApiError(
+      "invalid_request",
+      `Invalid request: ${duplicate} appears more than once`,
+      { details: [{ path: duplicate, message: "appears more than once" }] },
+    );
+  }
+  return value;
 }

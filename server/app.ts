@@ -32,6 +32,8 @@ export interface AppOptions {
   log?: (record: Record<string, unknown>) => void;
   /** Request, latency and rejection metrics, served at `/metrics`. */
   metrics?: Metrics;
+  /** Origins allowed to call the API from browsers; `*` for any. Default: none. */
+  cors_origins?: string[];
 }
 
 /** A request handler for `Deno.serve`. */
@@ -45,6 +47,25 @@ const SECURITY_HEADERS: Record<string, string> = {
   "Cross-Origin-Resource-Policy": "same-origin",
   "Content-Security-Policy":
     "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+};
+
+const EXPOSED_HEADERS = [
+  "Content-Disposition",
+  "RateLimit-Limit",
+  "RateLimit-Remaining",
+  "RateLimit-Reset",
+  "Retry-After",
+  "X-Quota-Limit",
+  "X-Quota-Remaining",
+  "X-Quota-Reset",
+  "X-Request-Id",
+  "Idempotent-Replayed",
+].join(", ");
+
+const PREFLIGHT_HEADERS = {
+  "Access-Control-Allow-Methods": "POST, GET, OPTIONS",
+  "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Request-Id",
+  "Access-Control-Max-Age": "600",
 };
 
 // trpc-to-openapi reads `request.signal`; ours never aborts mid-procedure.
@@ -308,6 +329,17 @@ export function create_app(options: AppOptions): Handler {
     return await rest(request, url);
   }
 
+  /** The origin to echo in CORS headers, when the API is open to it. */
+  function allowed_origin(request: Request): string | undefined {
+    const origin = request.headers.get("origin");
+    const origins = options.cors_origins ?? [];
+    if (!origin || origins.length === 0) return undefined;
+    const path = new URL(request.url).pathname;
+    if (path !== "/generate" && !path.startsWith("/trpc/")) return undefined;
+    if (origins.includes("*")) return "*";
+    return origins.includes(origin) ? origin : undefined;
+  }
+
   return async function handle(request: Request): Promise<Response> {
     const started = performance.now();
     const incoming_id = request.headers.get("x-request-id");
@@ -315,8 +347,11 @@ export function create_app(options: AppOptions): Handler {
       ? incoming_id
       : crypto.randomUUID();
     let response: Response;
+    const cors_origin = allowed_origin(request);
     try {
-      response = await route(request);
+      response = cors_origin && request.method === "OPTIONS"
+        ? new Response(null, { status: 204, headers: PREFLIGHT_HEADERS })
+        : await route(request);
     } catch (error) {
       log_fault(error);
       response = error_response(to_api_error(error));
@@ -325,6 +360,11 @@ export function create_app(options: AppOptions): Handler {
       if (!response.headers.has(name)) response.headers.set(name, value);
     }
     response.headers.set("X-Request-Id", request_id);
+    if (cors_origin) {
+      response.headers.set("Access-Control-Allow-Origin", cors_origin);
+      response.headers.set("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+      response.headers.append("Vary", "Origin");
+    }
     const seconds = (performance.now() - started) / 1000;
     const route_label = route_template(new URL(request.url).pathname);
     options.metrics?.observe_request(route_label, response.status, seconds);

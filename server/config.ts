@@ -13,6 +13,8 @@ export interface Config {
   rate_limit_per_minute?: number;
   /** Largest accepted request body, in bytes. */
   max_body_bytes: number;
+  /** Origins allowed to call `/generate` from a browser (CORS); empty: CORS off. */
+  cors_origins: string[];
 }
 
 /** A configuration problem; start-up stops with its message. */
@@ -39,6 +41,28 @@ function parse_int(
     );
   }
   return value;
+}
+
+function parse_origins(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  const origins = text.split(",").map((origin) => origin.trim()).filter(
+    Boolean,
+  );
+  for (const origin of origins) {
+    if (origin === "*") continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin) {
+      throw new ConfigError(
+        `CORS_ORIGINS must be "*" or comma-separated origins like https://app.example.com, got "${origin}"`,
+      );
+    }
+  }
+  return origins;
 }
 
 /** Reads and validates configuration; throws a `ConfigError` that says what is wrong. */
@@ -78,5 +102,6 @@ export function load_config(
         max: 1_000_000,
       }),
     max_body_bytes: 1024 * 1024,
+    cors_origins: parse_origins(get("CORS_ORIGINS")),
   };
 }

@@ -62,6 +62,7 @@ export async function start_server(
     services,
     max_body_bytes: config.max_body_bytes,
     check_ready: () => database.ping(),
+    cors_origins: config.cors_origins,
     metrics,
     log,
   });

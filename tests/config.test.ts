@@ -1,0 +1,42 @@
+import { assertEquals, assertMatch, assertThrows } from "./assert.ts";
+import { ConfigError, load_config } from "../server/config.ts";
+
+Deno.test("configuration defaults", () => {
+  const config = load_config({});
+  assertEquals(config.port, 8000);
+  assertEquals(config.host, "127.0.0.1");
+  assertEquals(config.data_dir, "./data");
+  assertEquals(config.database_url, undefined);
+  assertEquals(config.admin_token, undefined);
+  assertEquals(config.rate_limit_per_minute, undefined);
+  assertEquals(config.cors_origins, []);
+});
+
+Deno.test("invalid configuration stops start-up with a clear message", () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: "eighty" }, /PORT must be a whole number/],
+    [{ PORT: "70000" }, /PORT must be between 0 and 65535/],
+    [{ RATE_LIMIT_PER_MINUTE: "0" }, /RATE_LIMIT_PER_MINUTE must be between 1/],
+    [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL must be a postgres/],
+    [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN must be at least 16 characters/],
+    [{ CORS_ORIGINS: "app.example.com" }, /CORS_ORIGINS must be/],
+  ];
+  for (const [env, message] of cases) {
+    const error = assertThrows(() => load_config(env), ConfigError);
+    assertMatch((error as Error).message, message);
+  }
+});
+
+Deno.test("main.ts exits 1 with the message on invalid configuration", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../main.ts", import.meta.url).pathname],
+    env: { PORT: "not-a-port" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(output.code, 1);
+  assertMatch(
+    new TextDecoder().decode(output.stderr),
+    /Invalid configuration: PORT must be a whole number/,
+  );
+});

@@ -5,6 +5,9 @@
 import { ConfigError, load_config } from "./server/config.ts";
 import { start_server } from "./server/serve.ts";
 
+/** How long in-flight requests may run after SIGTERM before the process exits anyway. */
+const SHUTDOWN_GRACE_SECONDS = 25;
+
 if (import.meta.main) {
   let config;
   try {
@@ -22,9 +25,24 @@ if (import.meta.main) {
       config.database_url ? "PostgreSQL" : `PGlite in ${config.data_dir}`
     }; admin API ${config.admin_token ? "enabled" : "disabled"})`,
   );
+  let stopping = false;
   const stop = async () => {
-    console.error("Shutting down: finishing in-flight requests");
-    await server.shutdown();
+    if (stopping) return;
+    stopping = true;
+    console.error(
+      `Shutting down: finishing in-flight requests (at most ${SHUTDOWN_GRACE_SECONDS} s)`,
+    );
+    const grace = new Promise<"timeout">((resolve) =>
+      setTimeout(() => resolve("timeout"), SHUTDOWN_GRACE_SECONDS * 1000)
+    );
+    const outcome = await Promise.race([
+      server.shutdown().then(() => "done" as const),
+      grace,
+    ]);
+    if (outcome === "timeout") {
+      console.error("Grace period over; exiting with requests still running");
+      Deno.exit(1);
+    }
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGTERM", stop);

@@ -1,0 +1,54 @@
+/**
+ * Runs `main.ts` as a separate process, as operators do, for tests of
+ * signals, crashes and restarts.
+ */
+
+/** A running service process. */
+export interface ServiceProcess {
+  url: string;
+  child: Deno.ChildProcess;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
+  /** Waits for the exit status. */
+  status: Promise<Deno.CommandStatus>;
+}
+
+/** Starts `main.ts` with `env` on a free loopback port and waits until it listens. */
+export async function start_service_process(
+  env: Record<string, string>,
+): Promise<ServiceProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../../main.ts", import.meta.url).pathname],
+    env: { PORT: "0", HOST: "127.0.0.1", ...env },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const { promise: listening, resolve, reject } = Promise.withResolvers<
+    string
+  >();
+  const status = child.status;
+  (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      text += decoder.decode(chunk, { stream: true });
+      const match = /listening on (http:\/\/\S+)/.exec(text);
+      if (match) resolve(match[1]);
+    }
+  })().catch(() => {});
+  status.then((s) =>
+    reject(new Error(`service exited (${s.code}) before listening:\n${text}`))
+  );
+  let timer: number | undefined;
+  const url = await Promise.race([
+    listening,
+    new Promise<never>((_, fail) => {
+      timer = setTimeout(
+        () => fail(new Error(`service did not start:\n${text}`)),
+        60_000,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
+  return { url, child, stderr: () => text, status };
+}

@@ -1,0 +1,105 @@
+/**
+ * Build step: cuts Noto Sans Regular and Bold (npm package
+ * `@expo-google-fonts/noto-sans`, SIL OFL 1.1) down to the characters in
+ * {@link SUPPORTED_UNICODE_RANGES}, without hinting or layout tables, and
+ * writes them to `server/pdf/fonts/` next to the license text.
+ *
+ * The output is committed, so the server never parses the 630 KB originals;
+ * run this again only after changing the supported ranges or the font
+ * package version:
+ *
+ * ```sh
+ * deno run --allow-read --allow-write server/pdf/build_fonts.ts
+ * ```
+ *
+ * The output is deterministic: the same input fonts give identical files.
+ *
+ * @module
+ */
+
+import { createRequire } from "node:module";
+import { createHash } from "node:crypto";
+import {
+  build_font_subset,
+  parse_truetype,
+  read_name,
+  type TrueTypeFont,
+} from "./truetype.ts";
+import {
+  is_ignorable_format_character,
+  supported_range_code_points,
+} from "./unicode_coverage.ts";
+
+const FONT_PACKAGE = "@expo-google-fonts/noto-sans";
+const OUT_DIR = new URL("./fonts/", import.meta.url);
+
+/** Source file in the npm package and output file name of each weight. */
+const WEIGHTS = [
+  {
+    source: "400Regular/NotoSans_400Regular.ttf",
+    output: "NotoSans-Regular.subset.ttf",
+    style: "Regular",
+  },
+  {
+    source: "700Bold/NotoSans_700Bold.ttf",
+    output: "NotoSans-Bold.subset.ttf",
+    style: "Bold",
+  },
+] as const;
+
+function sha256(data: Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** Code points of the supported ranges that every given font draws, in range order. */
+function common_code_points(fonts: readonly TrueTypeFont[]): number[] {
+  return supported_range_code_points().filter((cp) =>
+    !is_ignorable_format_character(cp) && fonts.every((f) => f.cmap.has(cp))
+  );
+}
+
+function main(): void {
+  const require = createRequire(import.meta.url);
+  const sources = WEIGHTS.map((w) => {
+    const path = require.resolve(`${FONT_PACKAGE}/${w.source}`);
+    const bytes = Deno.readFileSync(path);
+    return { ...w, bytes, font: parse_truetype(bytes) };
+  });
+  const code_points = common_code_points(sources.map((s) => s.font));
+  Deno.mkdirSync(OUT_DIR, { recursive: true });
+  for (const s of sources) {
+    const names = new Map<number, string>([
+      [0, read_name(s.font, 0) ?? "Copyright 2022 The Noto Project Authors"],
+      [1, "Noto Sans"],
+      [2, s.style],
+      [3, `NotoSans-${s.style}-invoice-subset`],
+      [4, `Noto Sans ${s.style}`],
+      [5, `${read_name(s.font, 5) ?? "Version"}; invoice subset, unhinted`],
+      [6, `NotoSans-${s.style}`],
+      [13, read_name(s.font, 13) ?? "SIL Open Font License, Version 1.1"],
+      [14, read_name(s.font, 14) ?? "https://openfontlicense.org"],
+    ]);
+    const subset = build_font_subset(s.font, code_points, { names });
+    // Round-trip check: every kept character must map to a glyph.
+    const check = parse_truetype(subset);
+    for (const cp of code_points) {
+      if (!check.cmap.has(cp)) {
+        throw new Error(`U+${cp.toString(16)} lost in subset`);
+      }
+    }
+    Deno.writeFileSync(new URL(s.output, OUT_DIR), subset);
+    console.log(
+      `${s.output}: ${subset.length} bytes, ${check.num_glyphs} glyphs, ` +
+        `${code_points.length} characters (source ${s.source}, ` +
+        `${s.bytes.length} bytes, sha256 ${sha256(s.bytes)}), sha256 ${
+          sha256(subset)
+        }`,
+    );
+  }
+  const license = Deno.readFileSync(
+    require.resolve(`${FONT_PACKAGE}/LICENSE_FONT`),
+  );
+  Deno.writeFileSync(new URL("OFL.txt", OUT_DIR), license);
+}
+
+if (import.meta.main) main();

@@ -1,0 +1,21 @@
+/**
+ * Invoice PDF renderer: turns a validated {@link Invoice} into PDF bytes.
+ *
+ * @example
+ * ```ts
+ * import { render_invoice_pdf } from "./server/pdf/mod.ts";
+ * const pdf: Uint8Array = render_invoice_pdf(invoice);
+ * ```
+ *
+ * @module
+ */
+
+export { render_invoice_pdf } from "./render_invoice_pdf.ts";
+export { load_invoice_fonts } from "./fonts.ts";
+export {
+  SUPPORTED_CHARACTERS_DESCRIPTION,
+  SUPPORTED_UNICODE_RANGES,
+  type UnicodeRange,
+  UNSUPPORTED_CHARACTER_PLACEHOLDER,
+} from "./unicode_coverage.ts";
+export type { Invoice } from "../../contract/invoice_types.ts";

@@ -81,11 +81,14 @@ export const AccountWithUsageSchema = AccountSchema.extend({
 /** An account with its usage. */
 export type AccountWithUsage = z.infer<typeof AccountWithUsageSchema>;
 
+/** An account's e-mail address as given at creation or sign-up. */
+export const AccountEmailSchema = z.string().trim().max(254).pipe(
+  z.email("must be a valid e-mail address"),
+);
+
 /** Body of `POST /admin/accounts`. */
 export const CreateAccountSchema = z.strictObject({
-  email: z.string().trim().max(254).pipe(
-    z.email("must be a valid e-mail address"),
-  ),
+  email: AccountEmailSchema,
   name: z.string().trim().min(1).max(200).optional(),
   plan: PlanSchema,
   subscription_status: SubscriptionStatusSchema.optional(),

@@ -19,6 +19,19 @@ export interface Principal {
   account: AccountView;
   /** The API key used, when the caller used one. */
   key_id?: string;
+  /** The CSRF token of the dashboard session, when the caller used one. */
+  csrf_token?: string;
+}
+
+/**
+ * The dashboard session cookie of one request. The HTTP layer implements it,
+ * because only it knows the request's cookie and whether it came over HTTPS.
+ */
+export interface SessionControl {
+  /** Starts a session for the account (replacing this request's) and sets its cookie. */
+  start(account_id: string): Promise<void>;
+  /** Ends this request's session server-side and clears the cookie. */
+  end(): Promise<void>;
 }
 
 /** Where procedures put response status and headers (the HTTP layer sends them). */
@@ -74,6 +87,20 @@ export interface Services {
   create_key(account_id: string, name: string): Promise<CreatedApiKey>;
   /** Revokes a key; with an account id, only that account's key. */
   revoke_key(key_id: string, account_id?: string): Promise<ApiKeyView>;
+  /**
+   * Creates an account with a dashboard password. Throws `forbidden` when
+   * sign-up is switched off, `conflict` when the e-mail is taken.
+   */
+  sign_up(input: { email: string; password: string }): Promise<AccountView>;
+  /**
+   * Checks a dashboard e-mail and password, rate-limited per e-mail. Throws
+   * `unauthorized` (the same for an unknown e-mail and a wrong password) or
+   * `rate_limited` (with `Retry-After` set on `response`).
+   */
+  sign_in(
+    input: { email: string; password: string },
+    response: ResponseSink,
+  ): Promise<AccountView>;
 }
 
 /** The tRPC context every procedure receives. */
@@ -82,6 +109,8 @@ export interface ServiceContext {
   authorization: string | null;
   /** The dashboard session's principal, resolved by the HTTP layer from its cookie. */
   session: Principal | null;
+  /** Starts and ends dashboard sessions; absent where there is no dashboard. */
+  session_control?: SessionControl;
   /** True when the HTTP face streams the PDF bytes itself (REST `POST /generate`). */
   binary_pdf: boolean;
   response: ResponseSink;

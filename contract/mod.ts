@@ -4,6 +4,7 @@
  * @module
  */
 export * from "./accounts.ts";
+export * from "./auth.ts";
 export * from "./context.ts";
 export * from "./errors.ts";
 export * from "./invoice.ts";

@@ -18,7 +18,13 @@ import {
   UpdateAccountSchema,
   UsageSchema,
 } from "./accounts.ts";
-import type { Principal, ServiceContext } from "./context.ts";
+import {
+  SessionStateSchema,
+  SignedInSchema,
+  SignInSchema,
+  SignUpSchema,
+} from "./auth.ts";
+import type { Principal, ServiceContext, SessionControl } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { InvoiceRequestSchema } from "./invoice.ts";
 import { to_api_error, to_trpc_error } from "./trpc_errors.ts";
@@ -67,6 +73,13 @@ const admin_procedure = base.use(({ ctx, next }) => {
   return next();
 });
 
+function session_control_of(ctx: ServiceContext): SessionControl {
+  if (!ctx.session_control) {
+    throw new ApiError("not_found", "This server has no dashboard sign-in");
+  }
+  return ctx.session_control;
+}
+
 const ERROR_RESPONSES = {
   400: "Invalid JSON or fields (`invalid_request`), with per-field details.",
   401: "Missing, malformed or unknown credentials (`unauthorized`).",
@@ -105,6 +118,43 @@ const ACCOUNT_TAGS = ["account"];
 
 /** The service's router. */
 export const app_router = t.router({
+  // Dashboard sign-in; tRPC-only (no REST face): API clients use keys.
+  auth: t.router({
+    session: base
+      .input(z.void())
+      .output(SessionStateSchema)
+      .query(({ ctx }) => ({
+        account: ctx.session?.account ?? null,
+        csrf_token: ctx.session?.csrf_token ?? null,
+      })),
+    sign_up: base
+      .input(SignUpSchema)
+      .output(SignedInSchema)
+      .mutation(async ({ ctx, input }) => {
+        const control = session_control_of(ctx);
+        const account = await ctx.services.sign_up(input);
+        await control.start(account.id);
+        ctx.response.account_id = account.id;
+        return { account };
+      }),
+    sign_in: base
+      .input(SignInSchema)
+      .output(SignedInSchema)
+      .mutation(async ({ ctx, input }) => {
+        const control = session_control_of(ctx);
+        const account = await ctx.services.sign_in(input, ctx.response);
+        await control.start(account.id);
+        ctx.response.account_id = account.id;
+        return { account };
+      }),
+    sign_out: base
+      .input(z.void())
+      .output(z.object({ signed_out: z.literal(true) }))
+      .mutation(async ({ ctx }) => {
+        await session_control_of(ctx).end();
+        return { signed_out: true as const };
+      }),
+  }),
   invoice: t.router({
     generate: api_key_procedure
       .meta({

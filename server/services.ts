@@ -16,6 +16,7 @@ import {
   type UsageView,
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
+import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
 
 /** Renders a validated invoice to PDF bytes. */
 export type RenderPdf = (invoice: Invoice) => Promise<Uint8Array>;
@@ -29,6 +30,8 @@ export interface ServicesOptions {
   now?: () => Date;
   /** Told how long each render took, in seconds (metrics). */
   on_render?: (seconds: number) => void;
+  /** Dashboard sign-up: open or not, and on what plan (default: open, Starter, active). */
+  signup?: SignupPolicy;
 }
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
@@ -80,7 +83,8 @@ export function pdf_file_name(invoice_number: string): string {
   return `invoice-${safe || "document"}.pdf`;
 }
 
-function account_view(
+/** An account as the API shows it. */
+export function account_view(
   account: store.Account | store.AuthAccount & { created_at?: Date },
 ): AccountView {
   return {
@@ -131,6 +135,27 @@ export function create_services(
   const admin_digest = options.admin_token
     ? createHash("sha256").update(options.admin_token).digest()
     : undefined;
+
+  const password_auth = create_password_auth(database, {
+    policy: options.signup,
+    now,
+  });
+
+  async function insert_account(
+    input: store.CreateAccountInput,
+  ): Promise<AccountView> {
+    try {
+      return account_view(await store.create_account(database, input));
+    } catch (error) {
+      if (error instanceof store.DuplicateEmailError) {
+        throw new ApiError(
+          "conflict",
+          "An account with this e-mail already exists",
+        );
+      }
+      throw error;
+    }
+  }
 
   async function usage_of(
     account: AccountView | store.Account,
@@ -296,19 +321,19 @@ export function create_services(
     },
 
     create_account(input) {
-      return with_database(async () => {
-        try {
-          return account_view(await store.create_account(database, input));
-        } catch (error) {
-          if (error instanceof store.DuplicateEmailError) {
-            throw new ApiError(
-              "conflict",
-              "An account with this e-mail already exists",
-            );
-          }
-          throw error;
-        }
-      });
+      return with_database(() => insert_account(input));
+    },
+
+    sign_up(input) {
+      return with_database(async () =>
+        insert_account(await password_auth.new_account(input))
+      );
+    },
+
+    sign_in(input, response) {
+      return with_database(async () =>
+        account_view(await password_auth.sign_in(input, response))
+      );
     },
 
     get_account(account_id: string) {

@@ -1,0 +1,54 @@
+/**
+ * Dashboard sign-up and sign-in: inputs and outputs of the `auth.*`
+ * procedures. A dashboard session never needs an API key.
+ */
+import { z } from "zod";
+import { AccountEmailSchema, AccountSchema } from "./accounts.ts";
+
+/** Password length rules of the dashboard. */
+export const PASSWORD_LIMITS = { min: 10, max: 256 } as const;
+
+/** A new password: long enough to resist guessing, bounded so hashing stays cheap. */
+export const NewPasswordSchema = z.string()
+  .min(
+    PASSWORD_LIMITS.min,
+    `must be at least ${PASSWORD_LIMITS.min} characters`,
+  )
+  .max(
+    PASSWORD_LIMITS.max,
+    `must be at most ${PASSWORD_LIMITS.max} characters`,
+  );
+
+/** Input of `auth.sign_up`. */
+export const SignUpSchema = z.strictObject({
+  email: AccountEmailSchema,
+  password: NewPasswordSchema,
+});
+
+/** Input of `auth.sign_up`. */
+export type SignUpInput = z.infer<typeof SignUpSchema>;
+
+/** Input of `auth.sign_in`. No length rule: a policy change must not lock anyone out. */
+export const SignInSchema = z.strictObject({
+  email: AccountEmailSchema,
+  password: z.string().min(1, "must not be empty").max(
+    PASSWORD_LIMITS.max,
+    `must be at most ${PASSWORD_LIMITS.max} characters`,
+  ),
+});
+
+/** Input of `auth.sign_in`. */
+export type SignInInput = z.infer<typeof SignInSchema>;
+
+/** Output of `auth.sign_up` and `auth.sign_in`. */
+export const SignedInSchema = z.object({
+  account: AccountSchema,
+});
+
+/** Output of `auth.session`: who is signed in, and the token writes must echo. */
+export const SessionStateSchema = z.object({
+  account: AccountSchema.nullable(),
+  csrf_token: z.string().nullable().describe(
+    "Send as `X-CSRF-Token` on every state-changing request of this session.",
+  ),
+});

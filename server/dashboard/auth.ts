@@ -1,0 +1,117 @@
+/**
+ * Dashboard accounts' passwords: who may sign up, and checking a sign-in
+ * against guessing. The services wrap these with the database-outage
+ * handling every service method has.
+ *
+ * @module
+ */
+import {
+  ApiError,
+  type Plan,
+  type ResponseSink,
+  type SubscriptionStatus,
+} from "../../contract/mod.ts";
+import * as store from "../../db/mod.ts";
+import { hash_password, verify_password } from "./password.ts";
+
+/** Who may sign up, and what a new account starts with. */
+export interface SignupPolicy {
+  /** Open sign-up; when false only the operator creates accounts. */
+  enabled: boolean;
+  plan: Plan;
+  subscription_status: SubscriptionStatus;
+}
+
+/** The default policy: open, on Starter, with an active subscription. */
+export const DEFAULT_SIGNUP_POLICY: SignupPolicy = {
+  enabled: true,
+  plan: "starter",
+  subscription_status: "active",
+};
+
+/**
+ * Sign-in attempts allowed per e-mail address and window. Every attempt
+ * counts, successful or not, so the counter needs no reset path and guessing
+ * costs the same whether or not the address exists.
+ */
+export const SIGN_IN_LIMIT = { attempts: 10, window_seconds: 15 * 60 } as const;
+
+/** The same answer for an unknown e-mail and a wrong password. */
+const WRONG_CREDENTIALS = "Wrong e-mail or password";
+
+/** Password sign-up and sign-in over a database. */
+export interface PasswordAuth {
+  /** The account to create for a sign-up (password hashed); throws `forbidden` when closed. */
+  new_account(
+    input: { email: string; password: string },
+  ): Promise<store.CreateAccountInput>;
+  /** The account whose password this is; throws `unauthorized` or `rate_limited`. */
+  sign_in(
+    input: { email: string; password: string },
+    response: ResponseSink,
+  ): Promise<store.Account>;
+}
+
+/** Creates the password checks for a database. */
+export function create_password_auth(
+  database: store.Database,
+  options: { policy?: SignupPolicy; now: () => Date },
+): PasswordAuth {
+  const policy = options.policy ?? DEFAULT_SIGNUP_POLICY;
+  // An unknown e-mail is checked against this hash so that it costs as much
+  // time as a wrong password: response times do not reveal which accounts exist.
+  let decoy_hash: Promise<string> | undefined;
+
+  return {
+    async new_account(input) {
+      if (!policy.enabled) {
+        throw new ApiError(
+          "forbidden",
+          "Sign-up is closed on this service; ask the operator for an account",
+        );
+      }
+      return {
+        email: input.email,
+        plan: policy.plan,
+        subscription_status: policy.subscription_status,
+        password_hash: await hash_password(input.password),
+      };
+    },
+
+    async sign_in(input, response) {
+      const email = store.normalize_email(input.email);
+      const now = options.now();
+      const hit = await store.hit_rate_limit(database, {
+        bucket: `signin:${email}`,
+        now,
+        window_seconds: SIGN_IN_LIMIT.window_seconds,
+      });
+      if (hit.count > SIGN_IN_LIMIT.attempts) {
+        const seconds = Math.max(
+          1,
+          Math.ceil((hit.reset_at.getTime() - now.getTime()) / 1000),
+        );
+        response.headers.set("Retry-After", String(seconds));
+        throw new ApiError(
+          "rate_limited",
+          `Too many sign-in attempts for this e-mail; try again in ${
+            Math.ceil(seconds / 60)
+          } minute(s)`,
+        );
+      }
+      const account = await store.find_account_by_email(database, email);
+      const stored = account
+        ? await store.get_password_hash(database, account.id)
+        : undefined;
+      if (!account || !stored) {
+        decoy_hash ??= hash_password(crypto.randomUUID());
+        await verify_password(input.password, await decoy_hash);
+        throw new ApiError("unauthorized", WRONG_CREDENTIALS);
+      }
+      if (!await verify_password(input.password, stored)) {
+        throw new ApiError("unauthorized", WRONG_CREDENTIALS);
+      }
+      return account;
+    },
+  };
+}

@@ -325,24 +325,31 @@ function draw_items(
   const subtotal = format_money(invoice.subtotal, currency);
   const total = format_money(invoice.total, currency);
 
-  // Numeric columns are as wide as their widest entry (numbers never wrap);
-  // the description takes the rest. A cap keeps absurd numbers from
-  // squeezing the description to nothing.
-  const cap = width * 0.22;
-  const measure = (index: number, header: string, extra: number): number => {
+  // Numeric columns are as wide as their widest entry, so numbers do not
+  // wrap; the description takes the rest. Only absurdly long numbers, which
+  // would leave the description less than ~38% of the width, make the
+  // numeric columns share that budget and wrap.
+  const measure = (index: number, header: string, minimum: number): number => {
     let max = text_width(doc, header, "normal", SIZE_LABEL);
     doc.setFont(INVOICE_FONT_FAMILY, "normal");
     doc.setFontSize(SIZE_BODY);
     for (const row of rows) max = Math.max(max, doc.getTextWidth(row[index]));
-    return Math.min(cap, Math.max(max, extra) + 2 * CELL_PAD_X);
+    return Math.max(minimum, max + 2 * CELL_PAD_X);
   };
-  const qty_width = Math.max(measure(1, "Qty", 0), 44);
-  const rate_width = Math.max(measure(2, "Rate", 0), 70);
   const totals_width = Math.max(
     text_width(doc, subtotal, "normal", SIZE_BODY),
     text_width(doc, total, "bold", SIZE_TOTAL),
-  );
-  const amount_width = Math.max(measure(3, "Amount", totals_width), 84);
+  ) + 2 * CELL_PAD_X;
+  const natural = [
+    measure(1, "Qty", 44),
+    measure(2, "Rate", 70),
+    Math.max(measure(3, "Amount", 84), totals_width),
+  ];
+  const budget = width * 0.62;
+  const sum = natural.reduce((a, b) => a + b, 0);
+  const [qty_width, rate_width, amount_width] = sum <= budget
+    ? natural
+    : natural.map((w) => (w * budget) / sum);
 
   const pad = {
     top: CELL_PAD_Y,

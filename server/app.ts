@@ -11,8 +11,10 @@ import {
   create_caller,
   type InvoiceRequest,
   type Principal,
+  type ResponseSink,
   type ServiceContext,
   type Services,
+  type SessionControl,
   to_api_error,
 } from "../contract/mod.ts";
 import { read_body_bytes, read_json_body } from "./body.ts";
@@ -28,6 +30,16 @@ export interface AppOptions {
   check_ready?: () => Promise<void>;
   /** Resolves the dashboard session from a request (cookie), if any. */
   resolve_session?: (request: Request) => Promise<Principal | null>;
+  /** Starts and ends dashboard sessions for a request (`auth.*` procedures). */
+  session_control?: (
+    request: Request,
+    response: ResponseSink,
+  ) => SessionControl;
+  /** Serves the dashboard's pages and files; undefined for other paths. */
+  serve_dashboard?: (
+    request: Request,
+    url: URL,
+  ) => Promise<Response | undefined>;
   /** Receives one structured record per request. */
   log?: (record: Record<string, unknown>) => void;
   /** Request, latency and rejection metrics, served at `/metrics`. */
@@ -162,11 +174,16 @@ export function create_app(options: AppOptions): Handler {
     binary_pdf: boolean,
   ): Promise<ServiceContext> {
     const session = (await options.resolve_session?.(request)) ?? null;
+    const response: ResponseSink = {
+      headers: new Headers(),
+      account_id: session?.account.id,
+    };
     const ctx: ServiceContext = {
       authorization: request.headers.get("authorization"),
       session,
+      session_control: options.session_control?.(request, response),
       binary_pdf,
-      response: { headers: new Headers(), account_id: session?.account.id },
+      response,
       services: options.services,
     };
     request_contexts.set(request, ctx);
@@ -326,6 +343,8 @@ export function create_app(options: AppOptions): Handler {
         });
       }
     }
+    const page = await options.serve_dashboard?.(request, url);
+    if (page) return page;
     return await rest(request, url);
   }
 

@@ -1,6 +1,7 @@
 /**
  * Configuration from the environment, checked once at start-up.
  */
+import type { Plan, SubscriptionStatus } from "../contract/mod.ts";
 
 /** The service's configuration. */
 export interface Config {
@@ -15,6 +16,21 @@ export interface Config {
   max_body_bytes: number;
   /** Origins allowed to call `/generate` from a browser (CORS); empty: CORS off. */
   cors_origins: string[];
+  /** Open sign-up on the dashboard (`SIGNUP_ENABLED`, default true). */
+  signup_enabled: boolean;
+  /** Plan of accounts created by sign-up (`SIGNUP_PLAN`, default starter). */
+  signup_plan: Plan;
+  /** Subscription of accounts created by sign-up (`SIGNUP_SUBSCRIPTION_STATUS`, default active). */
+  signup_subscription_status: SubscriptionStatus;
+  /** Dashboard session lifetime in hours (`SESSION_TTL_HOURS`, default 12). */
+  session_ttl_hours: number;
+  /**
+   * `auto` (default): the session cookie is `Secure` when the request came
+   * over HTTPS (or `X-Forwarded-Proto: https`); `always`: on every request.
+   */
+  cookie_secure: "auto" | "always";
+  /** Where the Usage page tells customers to ask for a plan change (`SUPPORT_EMAIL`). */
+  support_email?: string;
 }
 
 /** A configuration problem; start-up stops with its message. */
@@ -65,6 +81,34 @@ function parse_origins(text: string | undefined): string[] {
   return origins;
 }
 
+function parse_choice<T extends string>(
+  name: string,
+  text: string | undefined,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  if (text === undefined) return fallback;
+  const value = text.trim().toLowerCase();
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new ConfigError(
+      `${name} must be one of ${choices.join(", ")}, got "${text}"`,
+    );
+  }
+  return value as T;
+}
+
+function parse_bool(
+  name: string,
+  text: string | undefined,
+  fallback: boolean,
+): boolean {
+  if (text === undefined) return fallback;
+  const value = text.trim().toLowerCase();
+  if (["true", "1", "yes", "on"].includes(value)) return true;
+  if (["false", "0", "no", "off"].includes(value)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${text}"`);
+}
+
 /** Reads and validates configuration; throws a `ConfigError` that says what is wrong. */
 export function load_config(
   env: Record<string, string | undefined>,
@@ -79,6 +123,16 @@ export function load_config(
   if (database_url && !/^postgres(ql)?:\/\//.test(database_url)) {
     throw new ConfigError(
       "DATABASE_URL must be a postgres:// or postgresql:// URL",
+    );
+  }
+  const session_ttl_text = get("SESSION_TTL_HOURS");
+  const support_email = get("SUPPORT_EMAIL")?.trim();
+  if (
+    support_email !== undefined &&
+    !/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(support_email)
+  ) {
+    throw new ConfigError(
+      `SUPPORT_EMAIL must be an e-mail address, got "${support_email}"`,
     );
   }
   const admin_token = get("ADMIN_TOKEN");
@@ -103,5 +157,31 @@ export function load_config(
       }),
     max_body_bytes: 1024 * 1024,
     cors_origins: parse_origins(get("CORS_ORIGINS")),
+    signup_enabled: parse_bool("SIGNUP_ENABLED", get("SIGNUP_ENABLED"), true),
+    signup_plan: parse_choice(
+      "SIGNUP_PLAN",
+      get("SIGNUP_PLAN"),
+      ["starter", "pro", "team"],
+      "starter",
+    ),
+    signup_subscription_status: parse_choice(
+      "SIGNUP_SUBSCRIPTION_STATUS",
+      get("SIGNUP_SUBSCRIPTION_STATUS"),
+      ["active", "inactive"],
+      "active",
+    ),
+    session_ttl_hours: session_ttl_text === undefined
+      ? 12
+      : parse_int("SESSION_TTL_HOURS", session_ttl_text, {
+        min: 1,
+        max: 24 * 90,
+      }),
+    cookie_secure: parse_choice(
+      "COOKIE_SECURE",
+      get("COOKIE_SECURE"),
+      ["auto", "always"],
+      "auto",
+    ),
+    support_email,
   };
 }

@@ -4,6 +4,7 @@
 import { type Database, open_database } from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
 import type { Config } from "./config.ts";
+import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
 import { Metrics } from "./metrics.ts";
 import { create_services, type RenderPdf } from "./services.ts";
 import { render_invoice_pdf } from "./pdf/mod.ts";
@@ -46,7 +47,13 @@ export async function start_server(
   const render_pdf: RenderPdf = options.render_pdf ??
     ((invoice) => Promise.resolve(render_invoice_pdf(invoice)));
   const metrics = new Metrics();
+  const signup: SignupPolicy = {
+    enabled: config.signup_enabled,
+    plan: config.signup_plan,
+    subscription_status: config.signup_subscription_status,
+  };
   const services = create_services(database, {
+    signup,
     on_render: (seconds) => metrics.observe_render(seconds),
     render_pdf,
     admin_token: config.admin_token,
@@ -58,8 +65,16 @@ export async function start_server(
       ? undefined
       : (record: Record<string, unknown>) =>
         console.log(JSON.stringify(record)));
+  const dashboard = await create_dashboard(database, {
+    signup,
+    session_ttl_seconds: config.session_ttl_hours * 3600,
+    cookie_secure: config.cookie_secure,
+    support_email: config.support_email,
+    now: options.now ?? (() => new Date()),
+  });
   const handler = create_app({
     services,
+    ...dashboard.app_options,
     max_body_bytes: config.max_body_bytes,
     check_ready: () => database.ping(),
     cors_origins: config.cors_origins,

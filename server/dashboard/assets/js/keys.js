@@ -1,0 +1,232 @@
+// The API Keys page: list, generate (the full key is shown once), revoke.
+import { ApiFailure, mutate, query } from "/assets/js/api.js";
+import { handle_signed_out, start_shell } from "/assets/js/shell.js";
+import {
+  find,
+  format_date,
+  format_date_time,
+  set_busy,
+  show_error,
+  time_ago,
+  toast,
+} from "/assets/js/ui.js";
+
+const table = find("[data-keys-table]");
+const body = find("[data-keys-body]");
+const row_template = /** @type {HTMLTemplateElement} */ (find(
+  "template[data-key-row]",
+));
+const empty = find("[data-keys-empty]");
+const loading = find("[data-keys-loading]");
+const list_error = find("[data-keys-error]");
+const count = find("[data-key-count]");
+
+const create_dialog = /** @type {HTMLDialogElement} */ (find(
+  "[data-create-dialog]",
+));
+const create_form = /** @type {HTMLFormElement} */ (find("[data-create-form]"));
+const create_error = find("[data-create-error]");
+const name_input = /** @type {HTMLInputElement} */ (find(
+  "[name=name]",
+  create_form,
+));
+
+const revoke_dialog = /** @type {HTMLDialogElement} */ (find(
+  "[data-revoke-dialog]",
+));
+const revoke_form = /** @type {HTMLFormElement} */ (find("[data-revoke-form]"));
+const revoke_error = find("[data-revoke-error]");
+
+const new_key = find("[data-new-key]");
+const new_key_value = find("[data-new-key-value]");
+const copy_button = /** @type {HTMLButtonElement} */ (find("[data-copy-key]"));
+
+/** @type {{id: string, name: string, prefix: string} | null} */
+let revoking = null;
+
+/**
+ * @param {unknown} error
+ * @param {HTMLElement} element
+ */
+function report(error, element) {
+  if (handle_signed_out(error)) return;
+  show_error(
+    element,
+    error instanceof ApiFailure ? error.message : "Something went wrong.",
+  );
+}
+
+/**
+ * @param {any} key
+ * @param {string | null} highlight_id
+ * @returns {DocumentFragment}
+ */
+function render_row(key, highlight_id) {
+  const fragment = /** @type {DocumentFragment} */ (row_template.content
+    .cloneNode(true));
+  const row = find("tr", fragment);
+  const cell = (/** @type {string} */ name) =>
+    find(`[data-cell="${name}"]`, row);
+  row.dataset.keyId = key.id;
+  cell("name").textContent = key.name;
+  cell("prefix").textContent = `${key.prefix}…`;
+  cell("created").textContent = format_date(key.created_at);
+  cell("created").title = format_date_time(key.created_at);
+  const last_used = cell("last_used");
+  last_used.textContent = key.last_used_at
+    ? time_ago(key.last_used_at)
+    : "Never";
+  if (key.last_used_at) last_used.title = format_date_time(key.last_used_at);
+  const status = cell("status");
+  const button = /** @type {HTMLButtonElement} */ (find("[data-revoke]", row));
+  if (key.status === "revoked") {
+    row.classList.add("is-revoked");
+    status.textContent = "Revoked";
+    status.classList.add("badge-revoked");
+    status.title = `Revoked ${format_date_time(key.revoked_at)}`;
+    button.remove();
+  } else {
+    status.textContent = "Active";
+    status.classList.add("badge-active");
+    button.setAttribute("aria-label", `Revoke ${key.name}`);
+    button.addEventListener("click", () => open_revoke(key));
+  }
+  if (key.id === highlight_id) row.classList.add("is-new");
+  return fragment;
+}
+
+/** @param {string | null} [highlight_id] */
+async function load_keys(highlight_id = null) {
+  try {
+    const { keys } = await query("account.list_keys");
+    show_error(list_error, null);
+    // Newest first: the key just made is at the top.
+    const sorted = [...keys].sort((a, b) =>
+      b.created_at.localeCompare(a.created_at)
+    );
+    body.replaceChildren(
+      ...sorted.map((key) => render_row(key, highlight_id)),
+    );
+    const active = keys.filter((key) => key.status === "active").length;
+    count.textContent = keys.length === 0
+      ? ""
+      : `${active} active${
+        keys.length > active ? `, ${keys.length - active} revoked` : ""
+      }`;
+    table.hidden = keys.length === 0;
+    empty.hidden = keys.length > 0;
+  } catch (error) {
+    report(error, list_error);
+  } finally {
+    loading.hidden = true;
+  }
+}
+
+function open_create() {
+  create_form.reset();
+  name_input.removeAttribute("aria-invalid");
+  show_error(create_error, null);
+  create_dialog.showModal();
+  name_input.focus();
+}
+
+create_form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const name = name_input.value.trim();
+  if (!name) {
+    name_input.setAttribute("aria-invalid", "true");
+    show_error(create_error, "Give the key a name, e.g. “Production server”.");
+    name_input.focus();
+    return;
+  }
+  const submit = /** @type {HTMLButtonElement} */ (find(
+    "button[type=submit]",
+    create_form,
+  ));
+  set_busy(submit, "Generating…");
+  try {
+    const created = await mutate("account.create_key", { name });
+    create_dialog.close();
+    show_new_key(created);
+    await load_keys(created.id);
+  } catch (error) {
+    report(error, create_error);
+  } finally {
+    set_busy(submit, null);
+  }
+});
+
+/** @param {{name: string, key: string}} created */
+function show_new_key(created) {
+  find("[data-new-key-name]").textContent = created.name;
+  new_key_value.textContent = created.key;
+  copy_button.textContent = "Copy";
+  new_key.hidden = false;
+  new_key.scrollIntoView({ behavior: "smooth", block: "center" });
+}
+
+function forget_new_key() {
+  // Gone from the page: nothing but this element ever held it.
+  new_key_value.textContent = "";
+  new_key.hidden = true;
+}
+
+copy_button.addEventListener("click", async () => {
+  const text = new_key_value.textContent ?? "";
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Without clipboard permission: select it so Ctrl+C / long-press works.
+    const range = document.createRange();
+    range.selectNodeContents(new_key_value);
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
+    toast("Press Ctrl+C (⌘C) to copy the selected key");
+    return;
+  }
+  copy_button.textContent = "Copied ✓";
+  toast("Key copied to the clipboard");
+});
+
+find("[data-dismiss-key]").addEventListener("click", forget_new_key);
+
+/** @param {{id: string, name: string, prefix: string}} key */
+function open_revoke(key) {
+  revoking = key;
+  find("[data-revoke-name]").textContent = key.name;
+  find("[data-revoke-prefix]").textContent = key.prefix;
+  show_error(revoke_error, null);
+  revoke_dialog.showModal();
+}
+
+revoke_form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (!revoking) return;
+  const submit = /** @type {HTMLButtonElement} */ (find(
+    "button[type=submit]",
+    revoke_form,
+  ));
+  set_busy(submit, "Revoking…");
+  try {
+    await mutate("account.revoke_key", { id: revoking.id });
+    revoke_dialog.close();
+    toast(`“${revoking.name}” was revoked`);
+    revoking = null;
+    await load_keys();
+  } catch (error) {
+    report(error, revoke_error);
+  } finally {
+    set_busy(submit, null);
+  }
+});
+
+for (const button of document.querySelectorAll("[data-close-dialog]")) {
+  button.addEventListener("click", () => {
+    button.closest("dialog")?.close();
+  });
+}
+
+find("[data-open-create]").addEventListener("click", open_create);
+
+await start_shell();
+await load_keys();

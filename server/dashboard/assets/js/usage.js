@@ -1,0 +1,215 @@
+// The Usage page: plan, this month's count against the limit, reset date,
+// and a per-day chart (counts only).
+import { ApiFailure, query } from "/assets/js/api.js";
+import { handle_signed_out, start_shell } from "/assets/js/shell.js";
+import { find, show_error } from "/assets/js/ui.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const number = new Intl.NumberFormat();
+const month_name = new Intl.DateTimeFormat(undefined, {
+  month: "long",
+  year: "numeric",
+  timeZone: "UTC",
+});
+const long_date = new Intl.DateTimeFormat(undefined, {
+  weekday: "long",
+  month: "long",
+  day: "numeric",
+  year: "numeric",
+  timeZone: "UTC",
+});
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number>} attributes
+ * @param {string} [text]
+ * @returns {SVGElement}
+ */
+function svg(tag, attributes, text) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    element.setAttribute(name, String(value));
+  }
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+/**
+ * A round upper bound for the axis: 1, 2, 5, 10, 20, 50, …
+ * @param {number} value
+ * @returns {number}
+ */
+function nice_max(value) {
+  if (value <= 4) return 4;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 5, 10]) {
+    if (value <= step * power) return step * power;
+  }
+  return 10 * power;
+}
+
+/**
+ * Draws one bar per day of the month, sized to the chart's width.
+ * @param {HTMLElement} container
+ * @param {{month: string, daily: {day: string, count: number}[]}} usage
+ */
+function draw_chart(container, usage) {
+  const [year, month] = usage.month.split("-").map(Number);
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const counts = new Array(days).fill(0);
+  for (const { day, count } of usage.daily) {
+    const index = Number(day.slice(8, 10)) - 1;
+    if (index >= 0 && index < days) counts[index] = count;
+  }
+  const today = new Date().toISOString().slice(0, 7) === usage.month
+    ? new Date().getUTCDate() - 1
+    : -1;
+  const width = Math.max(280, container.clientWidth);
+  const height = width < 500 ? 180 : 220;
+  const left = 32, right = 4, top = 16, bottom = 24;
+  const plot_width = width - left - right;
+  const plot_height = height - top - bottom;
+  const max = nice_max(Math.max(...counts));
+  const slot = plot_width / days;
+  const bar = Math.max(2, Math.min(22, slot * 0.62));
+
+  const chart = svg("svg", {
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    "aria-hidden": "true",
+  });
+  for (const fraction of [0, 0.5, 1]) {
+    const y = top + plot_height * (1 - fraction);
+    chart.append(
+      svg("line", {
+        class: "grid-line",
+        x1: left,
+        x2: width - right,
+        y1: y,
+        y2: y,
+      }),
+      svg("text", {
+        class: "axis-label",
+        x: left - 8,
+        y: y + 4,
+        "text-anchor": "end",
+      }, number.format(max * fraction)),
+    );
+  }
+  const label_every = days > 20 && width < 560 ? 5 : days > 20 ? 2 : 1;
+  counts.forEach((count, index) => {
+    const x = left + slot * index + (slot - bar) / 2;
+    const bar_height = count === 0
+      ? 2
+      : Math.max(3, (count / max) * plot_height);
+    const rect = svg("rect", {
+      class: count === 0 ? "bar-empty" : index === today ? "bar-today" : "bar",
+      x,
+      y: top + plot_height - bar_height,
+      width: bar,
+      height: bar_height,
+      rx: Math.min(3, bar / 3),
+    });
+    rect.append(
+      svg(
+        "title",
+        {},
+        `${usage.month}-${
+          String(index + 1).padStart(2, "0")
+        }: ${count} invoice${count === 1 ? "" : "s"}`,
+      ),
+    );
+    chart.append(rect);
+    if (count > 0 && slot >= 14) {
+      chart.append(
+        svg("text", {
+          class: "bar-value",
+          x: x + bar / 2,
+          y: top + plot_height - bar_height - 4,
+          "text-anchor": "middle",
+        }, number.format(count)),
+      );
+    }
+    const day = index + 1;
+    if (
+      day === 1 || day % label_every === 0 && days - day >= 1 || day === days
+    ) {
+      chart.append(
+        svg("text", {
+          class: "axis-label",
+          x: x + bar / 2,
+          y: height - 6,
+          "text-anchor": "middle",
+        }, String(day)),
+      );
+    }
+  });
+  container.replaceChildren(chart);
+}
+
+const session = await start_shell();
+
+const card = document.querySelector(
+  `[data-plan="${session.account.plan}"]`,
+);
+if (card instanceof HTMLElement) {
+  card.classList.add("is-current");
+  const badge = document.createElement("span");
+  badge.className = "plan-current";
+  badge.textContent = "Current";
+  card.prepend(badge);
+  find("[data-plan-name]").textContent = card.dataset.planName ?? "";
+  find("[data-plan-detail]").textContent =
+    `$${card.dataset.price} per month · ${
+      number.format(Number(card.dataset.invoices))
+    } invoices`;
+}
+if (session.account.subscription_status !== "active") {
+  find("[data-plan-detail]").textContent =
+    "Subscription inactive: API calls are refused until it is reactivated.";
+}
+
+try {
+  const usage = await query("account.usage");
+  find("[data-used]").textContent = number.format(usage.used);
+  find("[data-limit]").textContent = number.format(usage.limit);
+  const share = usage.limit > 0 ? usage.used / usage.limit : 1;
+  const meter = find("[data-meter-wrap]");
+  find("[data-meter]").style.width = `${Math.min(100, share * 100)}%`;
+  meter.classList.toggle("is-high", share >= 0.8 && share < 1);
+  meter.classList.toggle("is-full", share >= 1);
+  find("[data-remaining]").textContent = usage.remaining > 0
+    ? `${number.format(usage.remaining)} left this month`
+    : "Limit reached: /generate answers 403 until the reset or an upgrade.";
+  // resets_at is the first instant of next month (UTC).
+  const reset = new Date(usage.resets_at);
+  find("[data-reset]").textContent = new Intl.DateTimeFormat(undefined, {
+    month: "short",
+    day: "numeric",
+    timeZone: "UTC",
+  }).format(reset);
+  find("[data-reset-detail]").textContent = `${
+    long_date.format(reset)
+  }, 00:00 UTC`;
+  find("[data-month-label]").textContent = month_name.format(
+    new Date(`${usage.month}-01T00:00:00Z`),
+  );
+  const chart = find("[data-chart]");
+  draw_chart(chart, usage);
+  let last_width = chart.clientWidth;
+  new ResizeObserver(() => {
+    if (chart.clientWidth !== last_width) {
+      last_width = chart.clientWidth;
+      draw_chart(chart, usage);
+    }
+  }).observe(chart);
+  find("[data-usage]").setAttribute("aria-busy", "false");
+} catch (error) {
+  if (!handle_signed_out(error)) {
+    show_error(
+      find("[data-usage-error]"),
+      error instanceof ApiFailure ? error.message : "Could not load usage.",
+    );
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The dashboard's HTML pages: rendered once at start-up from the templates in
+ * `pages/` (the configuration they show cannot change while running), then
+ * served with the dashboard's strict Content-Security-Policy. Pages carry no
+ * per-request data; their scripts fetch it from the tRPC procedures.
+ *
+ * Templates know `{{name}}` (escaped), `{{{name}}}` (raw, for HTML we build
+ * here) and `{{#flag}}…{{/flag}}` / `{{^flag}}…{{/flag}}` sections.
+ *
+ * @module
+ */
+import { PASSWORD_LIMITS, type Plan, PLANS } from "../../contract/mod.ts";
+import type { SignupPolicy } from "./auth.ts";
+
+/** Who may open a page. */
+type Access = "signed_in" | "signed_out";
+
+interface PageSpec {
+  layout: "app" | "auth";
+  file: string;
+  title: string;
+  access: Access;
+  /** The app layout's page script, under `/assets/js/`. */
+  script?: string;
+  /** The highlighted tab. */
+  nav?: "keys" | "usage" | "try";
+}
+
+/** The pages, by path. */
+export const PAGES: Record<string, PageSpec> = {
+  "/signin": {
+    layout: "auth",
+    file: "signin.html",
+    title: "Sign in",
+    access: "signed_out",
+  },
+  "/signup": {
+    layout: "auth",
+    file: "signup.html",
+    title: "Create account",
+    access: "signed_out",
+  },
+  "/dashboard/keys": {
+    layout: "app",
+    file: "keys.html",
+    title: "API Keys",
+    access: "signed_in",
+    script: "keys.js",
+    nav: "keys",
+  },
+  "/dashboard/usage": {
+    layout: "app",
+    file: "usage.html",
+    title: "Usage & plan",
+    access: "signed_in",
+    script: "usage.js",
+    nav: "usage",
+  },
+  "/dashboard/try": {
+    layout: "app",
+    file: "try.html",
+    title: "Try it",
+    access: "signed_in",
+    script: "try.js",
+    nav: "try",
+  },
+};
+
+/** A rendered page. */
+export interface Page {
+  html: string;
+  access: Access;
+}
+
+/** What the pages show of the configuration. */
+export interface PageSettings {
+  signup: SignupPolicy;
+  support_email?: string;
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+/** Escapes text for HTML content and quoted attribute values. */
+export function escape_html(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Fills a template; see the module docs for its syntax. */
+export function render_template(template: string, values: Values): string {
+  const sections = template.replace(
+    /\{\{([#^])(\w+)\}\}\n?([\s\S]*?)\{\{\/\2\}\}\n?/g,
+    (_, kind: string, name: string, body: string) =>
+      Boolean(values[name]) === (kind === "#") ? body : "",
+  );
+  return sections.replace(
+    /\{\{(\{)?(\w+)\}?\}\}/g,
+    (_, raw: string | undefined, name: string) => {
+      if (!(name in values)) throw new Error(`template value ${name} missing`);
+      const value = String(values[name] ?? "");
+      return raw ? value : escape_html(value);
+    },
+  );
+}
+
+const number = new Intl.NumberFormat("en-US");
+
+function plan_cards(): string {
+  return (Object.keys(PLANS) as Plan[]).map((id) => {
+    const plan = PLANS[id];
+    return [
+      `<div class="plan" data-plan="${id}" data-plan-name="${
+        escape_html(plan.name)
+      }" data-price="${plan.price_usd}" data-invoices="${plan.monthly_invoices}">`,
+      `  <div class="plan-name">${escape_html(plan.name)}</div>`,
+      `  <div class="plan-price">$${plan.price_usd} <small>/ month</small></div>`,
+      `  <div class="plan-detail">${
+        number.format(plan.monthly_invoices)
+      } invoices a month</div>`,
+      `</div>`,
+    ].map((line) => `          ${line}`).join("\n");
+  }).join("\n");
+}
+
+/** Renders every page from the templates in `folder` (a URL ending in `/`). */
+export async function render_pages(
+  folder: URL,
+  settings: PageSettings,
+): Promise<Map<string, Page>> {
+  const read = (name: string) => Deno.readTextFile(new URL(name, folder));
+  const layouts = {
+    app: await read("layout_app.html"),
+    auth: await read("layout_auth.html"),
+  };
+  const plan = PLANS[settings.signup.plan];
+  const common: Values = {
+    signup: settings.signup.enabled,
+    signup_plan_name: plan.name,
+    signup_plan_invoices: number.format(plan.monthly_invoices),
+    password_min: String(PASSWORD_LIMITS.min),
+    password_max: String(PASSWORD_LIMITS.max),
+    support_email: settings.support_email,
+    plan_cards: plan_cards(),
+  };
+  const pages = new Map<string, Page>();
+  for (const [path, spec] of Object.entries(PAGES)) {
+    const content = render_template(await read(spec.file), common);
+    const html = render_template(layouts[spec.layout], {
+      title: spec.title,
+      script: spec.script ?? "",
+      content: content.trimEnd(),
+      current_keys: spec.nav === "keys" ? 'aria-current="page"' : "",
+      current_usage: spec.nav === "usage" ? 'aria-current="page"' : "",
+      current_try: spec.nav === "try" ? 'aria-current="page"' : "",
+    });
+    pages.set(path, { html, access: spec.access });
+  }
+  return pages;
+}

@@ -1,0 +1,130 @@
+/**
+ * Operator CLI over the same services as the admin API:
+ * `deno task admin <command> …`. Prints JSON.
+ */
+import { parseArgs } from "node:util";
+import {
+  ApiError,
+  CreateAccountSchema,
+  PlanSchema,
+  SubscriptionStatusSchema,
+} from "../contract/mod.ts";
+import { open_database } from "../db/mod.ts";
+import { ConfigError, load_config } from "./config.ts";
+import { create_services } from "./services.ts";
+
+const USAGE = `Usage: deno task admin <command> [options]
+
+Commands:
+  create-account --email <email> --plan starter|pro|team [--name <name>] [--inactive]
+  get-account <account-id>
+  set-plan <account-id> starter|pro|team
+  set-subscription <account-id> active|inactive
+  list-keys <account-id>
+  create-key <account-id> --name <key name>
+  revoke-key <key-id>
+
+Uses DATABASE_URL, or the PGlite database in DATA_DIR (stop the server first:
+an embedded database has one user at a time).`;
+
+/** Runs one CLI command; returns the process exit code. */
+export async function run_admin_cli(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      email: { type: "string" },
+      plan: { type: "string" },
+      name: { type: "string" },
+      inactive: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [command, target, extra] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command ? 0 : 2;
+  }
+  const config = load_config(env);
+  const database = await open_database({
+    database_url: config.database_url,
+    data_dir: config.data_dir,
+  });
+  const services = create_services(database, {
+    render_pdf: () => Promise.reject(new Error("the CLI does not render")),
+  });
+  try {
+    const result = await (() => {
+      switch (command) {
+        case "create-account":
+          return services.create_account(CreateAccountSchema.parse({
+            email: values.email,
+            name: values.name,
+            plan: values.plan,
+            subscription_status: values.inactive ? "inactive" : "active",
+          }));
+        case "get-account":
+          return services.get_account(required(target, "account id"));
+        case "set-plan":
+          return services.update_account(required(target, "account id"), {
+            plan: PlanSchema.parse(extra),
+          });
+        case "set-subscription":
+          return services.update_account(required(target, "account id"), {
+            subscription_status: SubscriptionStatusSchema.parse(extra),
+          });
+        case "list-keys":
+          return services.list_keys(required(target, "account id"));
+        case "create-key":
+          return services.create_key(
+            required(target, "account id"),
+            required(values.name, "--name"),
+          );
+        case "revoke-key":
+          return services.revoke_key(required(target, "key id"));
+        default:
+          throw new UsageError(`Unknown command "${command}"`);
+      }
+    })();
+    console.log(JSON.stringify(result, null, 2));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ApiError) {
+      console.error(`${error.code}: ${error.message}`);
+      return 1;
+    }
+    if (error instanceof Error && error.name === "ZodError") {
+      console.error(`Invalid input: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    await database.close();
+  }
+}
+
+class UsageError extends Error {}
+
+function required(value: string | undefined, name: string): string {
+  if (!value) throw new UsageError(`Missing ${name}`);
+  return value;
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exit(await run_admin_cli(Deno.args, Deno.env.toObject()));
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Invalid configuration: ${error.message}`);
+      Deno.exit(2);
+    }
+    throw error;
+  }
+}

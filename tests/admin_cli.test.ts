@@ -1,0 +1,65 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { open_test_database } from "./helpers/test_database.ts";
+
+async function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL("../server/admin_cli.ts", import.meta.url).pathname,
+      ...args,
+    ],
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+Deno.test("deno task admin: create an account and a key, revoke it", async () => {
+  const test_database = await open_test_database();
+  const data_dir = await Deno.makeTempDir({ prefix: "invoice-cli-" });
+  // PGlite has one user at a time: close ours before the CLI opens the directory.
+  const env: Record<string, string> = test_database.database_url
+    ? { DATABASE_URL: test_database.database_url }
+    : { DATA_DIR: data_dir };
+  try {
+    const created = await cli([
+      "create-account",
+      "--email",
+      "ops@example.com",
+      "--plan",
+      "pro",
+    ], env);
+    assertEquals(created.code, 0, created.stderr);
+    const account = JSON.parse(created.stdout);
+    assertEquals(account.plan, "pro");
+    const key = await cli(
+      ["create-key", account.id, "--name", "From the CLI"],
+      env,
+    );
+    assertEquals(key.code, 0, key.stderr);
+    const created_key = JSON.parse(key.stdout);
+    assertMatch(created_key.key, /^ink_live_/);
+    const revoked = await cli(["revoke-key", created_key.id], env);
+    assertEquals(revoked.code, 0, revoked.stderr);
+    assertEquals(JSON.parse(revoked.stdout).status, "revoked");
+    const bad = await cli(["set-plan", account.id, "gold"], env);
+    assertEquals(bad.code, 2);
+    assert(bad.stderr.includes("Invalid input"));
+    const unknown = await cli(["explode"], env);
+    assertEquals(unknown.code, 2);
+    assertMatch(unknown.stderr, /Unknown command "explode"/);
+  } finally {
+    await Deno.remove(data_dir, { recursive: true });
+    await test_database.close();
+  }
+});

@@ -31,6 +31,12 @@ export interface Config {
   cookie_secure: "auto" | "always";
   /** Where the Usage page tells customers to ask for a plan change (`SUPPORT_EMAIL`). */
   support_email?: string;
+  /** Render workers (`RENDER_WORKERS`); 0 renders on the request thread. */
+  render_workers: number;
+  /** Renders that may wait for a worker before new ones get 503 (`RENDER_QUEUE`). */
+  render_queue: number;
+  /** Longest a render may take before it is cancelled, in ms (`RENDER_TIMEOUT_MS`). */
+  render_timeout_ms: number;
 }
 
 /** A configuration problem; start-up stops with its message. */
@@ -57,6 +63,11 @@ function parse_int(
     );
   }
   return value;
+}
+
+function default_workers(): number {
+  // One worker per core: the request thread mostly waits on I/O.
+  return Math.max(1, Math.min(8, navigator.hardwareConcurrency || 1));
 }
 
 function parse_origins(text: string | undefined): string[] {
@@ -116,6 +127,13 @@ export function load_config(
   const get = (name: string): string | undefined => {
     const value = env[name];
     return value === undefined || value.trim() === "" ? undefined : value;
+  };
+  const optional_int = (
+    name: string,
+    range: { min: number; max: number },
+  ): number | undefined => {
+    const text = get(name);
+    return text === undefined ? undefined : parse_int(name, text, range);
   };
   const port_text = get("PORT");
   const rate_text = get("RATE_LIMIT_PER_MINUTE");
@@ -183,5 +201,11 @@ export function load_config(
       "auto",
     ),
     support_email,
+    render_workers: optional_int("RENDER_WORKERS", { min: 0, max: 64 }) ??
+      default_workers(),
+    render_queue: optional_int("RENDER_QUEUE", { min: 1, max: 100_000 }) ?? 512,
+    render_timeout_ms:
+      optional_int("RENDER_TIMEOUT_MS", { min: 100, max: 120_000 }) ??
+        15_000,
   };
 }

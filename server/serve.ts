@@ -6,6 +6,7 @@ import { create_app, type Handler } from "./app.ts";
 import type { Config } from "./config.ts";
 import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
 import { Metrics } from "./metrics.ts";
+import { RenderPool } from "./render_pool.ts";
 import { create_services, type RenderPdf } from "./services.ts";
 import { render_invoice_pdf } from "./pdf/mod.ts";
 
@@ -44,9 +45,19 @@ export async function start_server(
     database_url: config.database_url,
     data_dir: config.data_dir,
   });
+  const pool = options.render_pdf === undefined && config.render_workers > 0
+    ? new RenderPool({
+      size: config.render_workers,
+      max_queue: config.render_queue,
+      timeout_ms: config.render_timeout_ms,
+    })
+    : undefined;
   const render_pdf: RenderPdf = options.render_pdf ??
-    ((invoice) => Promise.resolve(render_invoice_pdf(invoice)));
+    (pool
+      ? (invoice) => pool.render(invoice)
+      : (invoice) => Promise.resolve(render_invoice_pdf(invoice)));
   const metrics = new Metrics();
+  if (pool) metrics.track_queue_depth(() => pool.queue_depth);
   const signup: SignupPolicy = {
     enabled: config.signup_enabled,
     plan: config.signup_plan,
@@ -102,6 +113,7 @@ export async function start_server(
     shutdown() {
       closing ??= (async () => {
         await server.shutdown();
+        await pool?.close();
         if (owns_database) await database.close();
       })();
       return closing;

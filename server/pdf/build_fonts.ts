@@ -80,12 +80,24 @@ function main(): void {
       [14, read_name(s.font, 14) ?? "https://openfontlicense.org"],
     ]);
     const subset = build_font_subset(s.font, code_points, { names });
-    // Round-trip check: every kept character must map to a glyph.
+    // Round-trip checks. Every kept character must map to a glyph of its
+    // own: PDFs address glyphs, and text extraction maps each glyph back to
+    // one character, so two characters sharing a glyph could not both be
+    // extracted correctly.
     const check = parse_truetype(subset);
+    const owner = new Map<number, number>();
     for (const cp of code_points) {
-      if (!check.cmap.has(cp)) {
+      const gid = check.cmap.get(cp);
+      if (gid === undefined) {
         throw new Error(`U+${cp.toString(16)} lost in subset`);
       }
+      const other = owner.get(gid);
+      if (other !== undefined) {
+        throw new Error(
+          `U+${cp.toString(16)} and U+${other.toString(16)} share a glyph`,
+        );
+      }
+      owner.set(gid, cp);
     }
     Deno.writeFileSync(new URL(s.output, OUT_DIR), subset);
     console.log(

@@ -1,0 +1,161 @@
+/**
+ * Benchmarks of the PDF renderer, in-process:
+ *
+ * ```sh
+ * deno bench --allow-read tests/bench/render_bench.ts
+ * ```
+ *
+ * 1, 10, 100, 300 and 1,000 items, Latin-only and mixed Unicode (Polish,
+ * Romanian, Hungarian, Greek, Cyrillic). The PDF size of each case is
+ * printed first. Targets: 10 Unicode items ≤ 5 ms median and ≤ 30 KB;
+ * 300 items ≤ 40 ms.
+ */
+
+import type { Invoice } from "../../contract/invoice_types.ts";
+import {
+  load_invoice_fonts,
+  render_invoice_pdf,
+} from "../../server/pdf/mod.ts";
+
+const LATIN = [
+  "Consulting services, March 2024",
+  "Website maintenance and hosting (monthly)",
+  "Design review workshop, two days on site",
+];
+const UNICODE = [
+  "Usługi doradcze — Zażółć gęślą jaźń",
+  "Mentenanță site și găzduire (lunar)",
+  "Árvíztűrő tükörfúrógép, tervezési díj",
+  "Υπηρεσίες σχεδιασμού και ανάπτυξης",
+  "Разработка программного обеспечения",
+];
+
+function invoice(count: number, unicode: boolean): Invoice {
+  const descriptions = unicode ? UNICODE : LATIN;
+  const items = Array.from({ length: count }, (_, i) => {
+    const quantity = (i % 9) + 1;
+    const cents = quantity * 125050;
+    return {
+      description: `${descriptions[i % descriptions.length]} #${i + 1}`,
+      quantity,
+      rate: "1250.50",
+      amount: `${Math.floor(cents / 100)}.${
+        String(cents % 100).padStart(2, "0")
+      }`,
+    };
+  });
+  const total_cents = items.reduce(
+    (sum, item) => sum + Math.round(Number(item.amount) * 100),
+    0,
+  );
+  const total = `${Math.floor(total_cents / 100)}.${
+    String(total_cents % 100).padStart(2, "0")
+  }`;
+  return {
+    invoice_number: "INV-2024-0042",
+    date: "2024-03-31",
+    due_date: "2024-04-30",
+    currency: "EUR",
+    sender: unicode
+      ? {
+        name: "Zażółć Gęślą Sp. z o.o.",
+        email: "billing@zazolc.example",
+        address: "ul. Długa 5/7",
+        city: "Łódź",
+        zip: "90-001",
+      }
+      : {
+        name: "Acme Consulting LLC",
+        email: "billing@acme.example",
+        address: "1 Main Street",
+        city: "Springfield",
+        state: "IL",
+        zip: "62704",
+      },
+    bill_to: unicode
+      ? {
+        name: "Ștefan Mărgărit SRL",
+        email: "stefan@margarit.example",
+        city: "București",
+      }
+      : {
+        name: "Globex Corporation",
+        email: "ap@globex.example",
+        city: "Cypress Creek",
+      },
+    items,
+    notes: unicode
+      ? "Płatność w ciągu 30 dni. Mulțumim! Köszönjük! Ευχαριστούμε! Спасибо!"
+      : "Payment within 30 days by bank transfer. Thank you for your business!",
+    subtotal: total,
+    total,
+  };
+}
+
+// Fonts are read once per process; keep that out of the measurements.
+load_invoice_fonts();
+
+const COUNTS = [1, 10, 100, 300, 1000];
+
+/**
+ * Iterations per case: enough for V8 to reach its optimised steady state
+ * (a server renders many invoices) without making the run long.
+ */
+function iterations(count: number): { warmup: number; n: number } {
+  if (count <= 10) return { warmup: 300, n: 400 };
+  if (count <= 100) return { warmup: 60, n: 100 };
+  if (count <= 300) return { warmup: 25, n: 50 };
+  return { warmup: 8, n: 20 };
+}
+
+/** Median wall time of `fn` in ms, measured here because `deno bench` reports no median. */
+function median_ms(
+  fn: () => void,
+  { warmup, n }: { warmup: number; n: number },
+): number {
+  for (let i = 0; i < warmup; i++) fn();
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    fn();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(n / 2)];
+}
+
+const report: string[] = [];
+for (const unicode of [false, true]) {
+  for (const count of COUNTS) {
+    const input = invoice(count, unicode);
+    const bytes = render_invoice_pdf(input).length;
+    const median = median_ms(
+      () => render_invoice_pdf(input),
+      iterations(count),
+    );
+    report.push(
+      `${unicode ? "unicode" : "latin  "} ${
+        String(count).padStart(4)
+      } items: ` +
+        `median ${median.toFixed(2).padStart(7)} ms, ${
+          String(bytes).padStart(6)
+        } bytes`,
+    );
+  }
+}
+console.log(`render_invoice_pdf, in-process:\n  ${report.join("\n  ")}`);
+
+for (const unicode of [false, true]) {
+  for (const count of COUNTS) {
+    const input = invoice(count, unicode);
+    Deno.bench({
+      name: `${unicode ? "unicode" : "latin"} ${count} items`,
+      group: `${count} items`,
+      baseline: !unicode,
+      ...iterations(count),
+      fn: () => {
+        render_invoice_pdf(input);
+      },
+    });
+  }
+}

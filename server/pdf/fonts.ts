@@ -60,6 +60,8 @@ interface PreparedFont {
   code_map: Uint16Array;
   /** Advance widths in 1/1000 em, by glyph id. */
   widths: Float64Array;
+  /** Each glyph id as four hex digits, for encoding text. */
+  gid_hex: string[];
   /** PDF FontDescriptor entries (bbox, ascent…), preformatted. */
   descriptor: string;
 }
@@ -117,7 +119,8 @@ function prepare_font(style: InvoiceFontStyle): PreparedFont {
   const descriptor = `/Flags 32/FontBBox [${bbox.join(" ")}]` +
     `/ItalicAngle ${italic_angle}/Ascent ${ascent}/Descent ${descent}` +
     `/CapHeight ${cap_height}/XHeight ${x_height}/StemV ${stem_v}`;
-  return { style, postscript, ttf, code_map, widths, descriptor };
+  const gid_hex = Array.from({ length: ttf.num_glyphs }, (_, g) => hex4(g));
+  return { style, postscript, ttf, code_map, widths, gid_hex, descriptor };
 }
 
 function table_view(ttf: TrueTypeFont, tag: string): DataView {
@@ -126,11 +129,10 @@ function table_view(ttf: TrueTypeFont, tag: string): DataView {
   return new DataView(t.buffer, t.byteOffset, t.byteLength);
 }
 
-/** Four upper-case hex digits for every 16-bit value, built once. */
-const HEX4: string[] = Array.from(
-  { length: 0x10000 },
-  (_, i) => i.toString(16).toUpperCase().padStart(4, "0"),
-);
+/** Four upper-case hex digits, as PDF hex strings and CMaps spell ids. */
+function hex4(value: number): string {
+  return value.toString(16).toUpperCase().padStart(4, "0");
+}
 
 /**
  * The per-document face of a font, shaped like the `font.metadata` object
@@ -180,14 +182,14 @@ export class DocumentFont {
    * glyphs for the font subset and the ToUnicode map.
    */
   encode_hex(text: string): string {
-    const code_map = this.prepared.code_map;
+    const { code_map, gid_hex } = this.prepared;
     const to_unicode = this.toUnicode;
     let hex = "";
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
       const gid = code_map[code];
       to_unicode[gid] = code;
-      hex += HEX4[gid];
+      hex += gid_hex[gid];
     }
     return hex;
   }
@@ -577,7 +579,7 @@ function to_unicode_cmap(
     const block = glyphs.slice(i, i + 100);
     lines.push(`${block.length} beginbfchar`);
     for (const g of block) {
-      lines.push(`<${HEX4[g]}> <${HEX4[to_unicode[g]]}>`);
+      lines.push(`<${hex4(g)}> <${hex4(to_unicode[g])}>`);
     }
     lines.push("endbfchar");
   }

@@ -198,7 +198,7 @@ function draw_header(
   doc.text(
     fit_line(doc, `Due ${text.due_date}`, due_width),
     right,
-    amount_baseline + 14,
+    amount_baseline + 15,
     { align: "right" },
   );
 
@@ -228,7 +228,7 @@ function draw_header(
       ["Due date", text.due_date],
     ],
   });
-  return Math.max(last_table_end(doc), amount_baseline + 14);
+  return Math.max(last_table_end(doc), amount_baseline + 15);
 }
 
 /** Lines describing a party below its name: e-mail and the address present. */

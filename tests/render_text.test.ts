@@ -102,10 +102,8 @@ Deno.test("wrap_text breaks at spaces and cuts words longer than a line", () => 
   const size = 10;
   const width = 100;
   const lines = wrap_text(
-    font,
-    size,
     "The quick brown fox jumps over the lazy dog again and again",
-    width,
+    { font, size, max_width: width },
   );
   assertGreater(lines.length, 1);
   for (const line of lines) {
@@ -117,16 +115,21 @@ Deno.test("wrap_text breaks at spaces and cuts words longer than a line", () => 
   );
 
   const word = "W".repeat(200);
-  const cut = wrap_text(font, size, word, width);
+  const cut = wrap_text(word, { font, size, max_width: width });
   assertGreater(cut.length, 10);
   for (const line of cut) {
     assertLess(font.widthOfString(line, size), width + 0.001);
   }
   assertEquals(cut.join(""), word);
 
-  assertEquals(wrap_text(font, size, "a\nb\n\nc", width), ["a", "b", "", "c"]);
+  assertEquals(wrap_text("a\nb\n\nc", { font, size, max_width: width }), [
+    "a",
+    "b",
+    "",
+    "c",
+  ]);
   // Even an impossibly narrow column makes progress, one character a line.
-  assertEquals(wrap_text(font, size, "abc", 1), ["a", "b", "c"]);
+  assertEquals(wrap_text("abc", { font, size, max_width: 1 }), ["a", "b", "c"]);
 });
 
 Deno.test("per-document font subset keeps glyph ids, outlines and metrics", () => {
@@ -137,7 +140,9 @@ Deno.test("per-document font subset keeps glyph ids, outlines and metrics", () =
     const cp = ch.codePointAt(0)!;
     used.set(cp, ttf.cmap.get(cp)!);
   }
-  const subset = parse_truetype(encode_glyph_subset(ttf, used.values(), used));
+  const subset = parse_truetype(
+    encode_glyph_subset(ttf, { glyphs: used.values(), cmap: used }),
+  );
   const glyf = ttf.tables.get("glyf")!;
   const sub_glyf = subset.tables.get("glyf")!;
   for (const [cp, gid] of used) {

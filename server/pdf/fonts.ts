@@ -195,6 +195,16 @@ export class DocumentFont {
   }
 }
 
+/** Options of {@link wrap_text}. */
+export interface WrapOptions {
+  /** Font the text is set in. */
+  font: DocumentFont;
+  /** Font size in points. */
+  size: number;
+  /** Longest line, in points. */
+  max_width: number;
+}
+
 /**
  * Splits text into lines no wider than `max_width` points: at "\n", then at
  * spaces; a word wider than a line (e.g. 1,500 "A"s, a long URL) is cut
@@ -203,10 +213,8 @@ export class DocumentFont {
  * were broken at.
  */
 export function wrap_text(
-  font: DocumentFont,
-  size: number,
   text: string | string[],
-  max_width: number,
+  { font, size, max_width }: WrapOptions,
 ): string[] {
   const paragraphs = Array.isArray(text)
     ? text.flatMap((t) => t.split("\n"))
@@ -445,7 +453,11 @@ function install_fast_paths(doc: jsPDF): void {
     if (font === undefined || !plain) {
       return original.splitTextToSize(text as string, max_width, options);
     }
-    return wrap_text(font, size, text, max_width * internal.scaleFactor);
+    return wrap_text(text, {
+      font,
+      size,
+      max_width: max_width * internal.scaleFactor,
+    });
   };
   // Drop the Arabic pre-processing of text output for the same reason.
   const arabic = (jsPDF.API as unknown as JsPdfPlugin).processArabic;
@@ -473,7 +485,7 @@ function put_document_font(args: PutFontArgs, font: DocumentFont): void {
     .sort((a, b) => a - b);
   const cmap = new Map<number, number>();
   for (const gid of glyphs) cmap.set(font.toUnicode[gid], gid);
-  const program = encode_glyph_subset(prepared.ttf, glyphs, cmap);
+  const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
   // Subset fonts are named with a tag derived from their glyph set (PDF
   // 32000-1 9.6.4); deterministic, so identical documents stay identical.
   const name = `${subset_tag(prepared.style, glyphs)}+${prepared.postscript}`;

@@ -108,11 +108,11 @@ export function render_invoice_pdf(invoice: Invoice): Uint8Array {
   };
   const total = format_money(invoice.total, text.currency);
 
-  let y = draw_header(doc, text, total);
-  y = draw_parties(doc, invoice, y + 26);
-  y = draw_items(doc, invoice, text.currency, y + 24);
+  let y = draw_header(doc, { ...text, total });
+  y = draw_parties(doc, { invoice, start_y: y + 26 });
+  y = draw_items(doc, { invoice, currency: text.currency, start_y: y + 24 });
   if (invoice.notes !== undefined && invoice.notes.trim() !== "") {
-    draw_notes(doc, invoice.notes, y + 24);
+    draw_notes(doc, { notes: invoice.notes, start_y: y + 24 });
   }
   draw_footers(doc, `${text.number} \u00B7 ${total} due ${text.due_date}`);
 
@@ -162,9 +162,9 @@ function last_table_end(doc: jsPDF): number {
  */
 function draw_header(
   doc: jsPDF,
-  text: { number: string; date: string; due_date: string },
-  total: string,
+  text: { number: string; date: string; due_date: string; total: string },
 ): number {
+  const total = text.total;
   const width = content_width(doc);
   const right = MARGIN_X + width;
   const title_baseline = MARGIN_TOP + SIZE_TITLE * 0.75;
@@ -189,14 +189,19 @@ function draw_header(
   }
   doc.setTextColor(...INK);
   const amount_baseline = MARGIN_TOP + 6 + 8 + size;
-  doc.text(fit_line(doc, total, due_width), right, amount_baseline, {
-    align: "right",
-  });
+  doc.text(
+    fit_line(doc, total, { max_width: due_width }),
+    right,
+    amount_baseline,
+    {
+      align: "right",
+    },
+  );
   doc.setFont(INVOICE_FONT_FAMILY, "normal");
   doc.setFontSize(SIZE_LABEL);
   doc.setTextColor(...MUTED);
   doc.text(
-    fit_line(doc, `Due ${text.due_date}`, due_width),
+    fit_line(doc, `Due ${text.due_date}`, { max_width: due_width }),
     right,
     amount_baseline + 15,
     { align: "right" },
@@ -252,7 +257,10 @@ function party_lines(party: InvoiceParty): string[] {
 }
 
 /** "From" and "Bill to" side by side. Returns the y below the block. */
-function draw_parties(doc: jsPDF, invoice: Invoice, start_y: number): number {
+function draw_parties(
+  doc: jsPDF,
+  { invoice, start_y }: { invoice: Invoice; start_y: number },
+): number {
   const width = content_width(doc);
   const column = width / 2;
   autoTable(doc, {
@@ -294,8 +302,7 @@ function draw_parties(doc: jsPDF, invoice: Invoice, start_y: number): number {
 function text_width(
   doc: jsPDF,
   value: string,
-  style: "normal" | "bold",
-  size: number,
+  { style, size }: { style: "normal" | "bold"; size: number },
 ): number {
   doc.setFont(INVOICE_FONT_FAMILY, style);
   doc.setFontSize(size);
@@ -310,9 +317,11 @@ function text_width(
  */
 function draw_items(
   doc: jsPDF,
-  invoice: Invoice,
-  currency: string | undefined,
-  start_y: number,
+  { invoice, currency, start_y }: {
+    invoice: Invoice;
+    currency: string | undefined;
+    start_y: number;
+  },
 ): number {
   const width = content_width(doc);
   const body_font = font_handle(doc, "normal");
@@ -330,15 +339,15 @@ function draw_items(
   // would leave the description less than ~38% of the width, make the
   // numeric columns share that budget and wrap.
   const measure = (index: number, header: string, minimum: number): number => {
-    let max = text_width(doc, header, "normal", SIZE_LABEL);
+    let max = text_width(doc, header, { style: "normal", size: SIZE_LABEL });
     doc.setFont(INVOICE_FONT_FAMILY, "normal");
     doc.setFontSize(SIZE_BODY);
     for (const row of rows) max = Math.max(max, doc.getTextWidth(row[index]));
     return Math.max(minimum, max + 2 * CELL_PAD_X);
   };
   const totals_width = Math.max(
-    text_width(doc, subtotal, "normal", SIZE_BODY),
-    text_width(doc, total, "bold", SIZE_TOTAL),
+    text_width(doc, subtotal, { style: "normal", size: SIZE_BODY }),
+    text_width(doc, total, { style: "bold", size: SIZE_TOTAL }),
   ) + 2 * CELL_PAD_X;
   const natural = [
     measure(1, "Qty", 44),
@@ -420,7 +429,7 @@ function draw_items(
       // autotable did the layout (widths, wrapping, row heights, page
       // breaks); the body cells, hundreds per document, are written here
       // with a few operators each instead of jsPDF's general text path.
-      draw_body_cell(doc, data, body_font);
+      draw_body_cell(doc, { data, handle: body_font });
       return false;
     },
     footStyles: { fontStyle: "normal", cellPadding: pad },
@@ -471,8 +480,7 @@ const RULE_STROKE = RULE.map((c) => num(c / 255)).join(" ") + " RG";
  */
 function draw_body_cell(
   doc: jsPDF,
-  data: CellHookData,
-  handle: FontHandle,
+  { data, handle }: { data: CellHookData; handle: FontHandle },
 ): void {
   const cell = data.cell;
   const page_height = doc.internal.pageSize.getHeight();
@@ -505,7 +513,10 @@ function draw_body_cell(
 }
 
 /** Notes under the table; long notes continue on further pages. */
-function draw_notes(doc: jsPDF, notes: string, start_y: number): void {
+function draw_notes(
+  doc: jsPDF,
+  { notes, start_y }: { notes: string; start_y: number },
+): void {
   const paragraphs = sanitize_text(notes).split("\n").map((
     p,
   ) => [p === "" ? " " : p]);
@@ -536,7 +547,7 @@ function draw_footers(doc: jsPDF, reference: string): void {
   doc.setFont(INVOICE_FONT_FAMILY, "normal");
   doc.setFontSize(SIZE_FOOTER);
   doc.setTextColor(...MUTED);
-  const ref = fit_line(doc, reference, width * 0.7);
+  const ref = fit_line(doc, reference, { max_width: width * 0.7 });
   for (let page = 1; page <= pages; page++) {
     doc.setPage(page);
     doc.text(ref, MARGIN_X, baseline);
@@ -547,7 +558,11 @@ function draw_footers(doc: jsPDF, reference: string): void {
 }
 
 /** Cuts a single line to `max_width` with an ellipsis (current font and size). */
-function fit_line(doc: jsPDF, value: string, max_width: number): string {
+function fit_line(
+  doc: jsPDF,
+  value: string,
+  { max_width }: { max_width: number },
+): string {
   if (doc.getTextWidth(value) <= max_width) return value;
   let low = 0;
   let high = value.length;

@@ -332,6 +332,14 @@ export function build_font_subset(
   });
 }
 
+/** Options of {@link encode_glyph_subset}. */
+export interface GlyphSubsetOptions {
+  /** Glyph ids to keep (composite components are added automatically). */
+  glyphs: Iterable<number>;
+  /** Code point → glyph id for the characters used, for the font's cmap. */
+  cmap: Map<number, number>;
+}
+
 /**
  * Per-document subset of a font produced by {@link build_font_subset}: only
  * the glyphs in `used` (plus composite components and .notdef) keep their
@@ -340,8 +348,7 @@ export function build_font_subset(
  */
 export function encode_glyph_subset(
   font: TrueTypeFont,
-  used: Iterable<number>,
-  cmap: Map<number, number>,
+  { glyphs: used, cmap }: GlyphSubsetOptions,
 ): Uint8Array {
   const keep = new Set<number>([0]);
   const add = (gid: number): void => {

@@ -40,7 +40,7 @@ export async function start_service_process(
   status.then((s) =>
     reject(new Error(`service exited (${s.code}) before listening:\n${text}`))
   );
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const url = await Promise.race([
     listening,
     new Promise<never>((_, fail) => {

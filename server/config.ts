@@ -143,7 +143,6 @@ export function load_config(
       "DATABASE_URL must be a postgres:// or postgresql:// URL",
     );
   }
-  const session_ttl_text = get("SESSION_TTL_HOURS");
   const support_email = get("SUPPORT_EMAIL")?.trim();
   if (
     support_email !== undefined &&
@@ -188,12 +187,8 @@ export function load_config(
       ["active", "inactive"],
       "active",
     ),
-    session_ttl_hours: session_ttl_text === undefined
-      ? 12
-      : parse_int("SESSION_TTL_HOURS", session_ttl_text, {
-        min: 1,
-        max: 24 * 90,
-      }),
+    session_ttl_hours:
+      optional_int("SESSION_TTL_HOURS", { min: 1, max: 24 * 90 }) ?? 12,
     cookie_secure: parse_choice(
       "COOKIE_SECURE",
       get("COOKIE_SECURE"),

@@ -83,7 +83,11 @@ function render_row(key, highlight_id) {
     row.classList.add("is-revoked");
     status.textContent = "Revoked";
     status.classList.add("badge-revoked");
-    status.title = `Revoked ${format_date_time(key.revoked_at)}`;
+    const note = document.createElement("span");
+    note.className = "status-note";
+    note.textContent = `on ${format_date(key.revoked_at)}`;
+    note.title = format_date_time(key.revoked_at);
+    status.after(note);
     button.remove();
   } else {
     status.textContent = "Active";
@@ -226,7 +230,9 @@ for (const button of document.querySelectorAll("[data-close-dialog]")) {
   });
 }
 
-find("[data-open-create]").addEventListener("click", open_create);
+for (const button of document.querySelectorAll("[data-open-create]")) {
+  button.addEventListener("click", open_create);
+}
 
 await start_shell();
 await load_keys();

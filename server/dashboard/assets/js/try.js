@@ -23,7 +23,12 @@ const render_button = /** @type {HTMLButtonElement} */ (find(
   "[data-render]",
 ));
 const render_status = find("[data-render-status]");
+const preview = find("[data-preview]");
 const frame = /** @type {HTMLIFrameElement} */ (find("[data-preview-frame]"));
+const fallback = find("[data-preview-fallback]");
+const fallback_open = /** @type {HTMLAnchorElement} */ (find(
+  "[data-fallback-open]",
+));
 const preview_empty = find("[data-preview-empty]");
 const actions = find("[data-pdf-actions]");
 const open_link = /** @type {HTMLAnchorElement} */ (find("[data-pdf-open]"));
@@ -237,9 +242,17 @@ let pdf_url;
 function show_pdf(pdf, file_name, note) {
   if (pdf_url) URL.revokeObjectURL(pdf_url);
   pdf_url = URL.createObjectURL(pdf);
-  frame.src = pdf_url;
-  frame.hidden = false;
+  preview.classList.remove("is-stale");
   preview_empty.hidden = true;
+  // Phones (Android) have no built-in PDF viewer: offer to open it instead.
+  if (navigator.pdfViewerEnabled === false) {
+    find("[data-fallback-name]").textContent = file_name;
+    fallback_open.href = pdf_url;
+    fallback.hidden = false;
+  } else {
+    frame.src = pdf_url;
+    frame.hidden = false;
+  }
   open_link.href = pdf_url;
   download_link.href = pdf_url;
   download_link.download = file_name;
@@ -267,6 +280,8 @@ function mode() {
 
 async function render() {
   clear_errors();
+  // Whatever is shown no longer matches the JSON until this render succeeds.
+  if (pdf_url) preview.classList.add("is-stale");
   let invoice;
   try {
     invoice = JSON.parse(editor.value);

@@ -97,7 +97,6 @@ function draw_chart(container, usage) {
       }, number.format(max * fraction)),
     );
   }
-  const label_every = days > 20 && width < 560 ? 5 : days > 20 ? 2 : 1;
   counts.forEach((count, index) => {
     const x = left + slot * index + (slot - bar) / 2;
     const bar_height = count === 0
@@ -132,9 +131,7 @@ function draw_chart(container, usage) {
       );
     }
     const day = index + 1;
-    if (
-      day === 1 || day % label_every === 0 && days - day >= 1 || day === days
-    ) {
+    if (day === 1 || day % 5 === 0) {
       chart.append(
         svg("text", {
           class: "axis-label",
@@ -159,7 +156,7 @@ if (card instanceof HTMLElement) {
   badge.className = "plan-current";
   badge.textContent = "Current";
   card.prepend(badge);
-  find("[data-plan-name]").textContent = card.dataset.planName ?? "";
+  find("[data-current-plan]").textContent = card.dataset.planName ?? "";
   find("[data-plan-detail]").textContent =
     `$${card.dataset.price} per month · ${
       number.format(Number(card.dataset.invoices))
@@ -189,9 +186,14 @@ try {
     day: "numeric",
     timeZone: "UTC",
   }).format(reset);
-  find("[data-reset-detail]").textContent = `${
-    long_date.format(reset)
-  }, 00:00 UTC`;
+  const days_left = Math.max(
+    1,
+    Math.ceil((reset.getTime() - Date.now()) / 86_400_000),
+  );
+  find("[data-reset-detail]").textContent = `In ${days_left} day${
+    days_left === 1 ? "" : "s"
+  } · 00:00 UTC`;
+  find("[data-reset-detail]").title = long_date.format(reset);
   find("[data-month-label]").textContent = month_name.format(
     new Date(`${usage.month}-01T00:00:00Z`),
   );

@@ -1,0 +1,918 @@
+/**
+ * End-to-end HTTP load benchmark (part of `deno task bench`; never a test).
+ *
+ * Starts the real service (`main.ts`) as a separate process on PGlite (a
+ * temporary `DATA_DIR`) and on PostgreSQL (a fresh database, dropped
+ * afterwards), creates Team accounts and keys through the admin API, and
+ * drives `POST /generate` — authentication, rate limit, quota, render — with
+ * 1, 10, 50 and 200 concurrent keep-alive clients for a fixed time each,
+ * every invoice distinct so the quota is really charged (a fresh account is
+ * taken before one reaches its 10,000 a month). Then a paced run (a fixed
+ * offered rate over 50 clients, latency counted from each request's
+ * scheduled time) and a 300-item run. Reports p50/p95/p99 latency,
+ * throughput, the server's peak RSS (VmHWM), how the server's time and CPU
+ * split between rendering and everything else, and a Chromium baseline for
+ * the same invoice. Prints tables and writes `tests/bench/results.json`.
+ *
+ * ```sh
+ * deno task bench                     # micro-benchmarks, then this
+ * deno run -A tests/bench/http_load.ts
+ * ```
+ *
+ * Environment (all optional):
+ * - `BENCH_SECONDS`: measured seconds per level (default 5).
+ * - `BENCH_DATABASES`: `pglite,postgres` (default both).
+ * - `BENCH_DATABASE_URL`, else `TEST_DATABASE_URL`, else
+ *   `postgres://postgres@127.0.0.1:5432/postgres`: the PostgreSQL server on
+ *   which a fresh `test_<uuid>` database is created and dropped. When the
+ *   server cannot be reached the PostgreSQL runs are skipped.
+ * - `BENCH_RATE`: offered rate of the paced run, requests/s (default 400).
+ * - `BENCH_CHROMIUM_RUNS`: measured Chromium renders (default 30; 0 skips).
+ * - `RENDER_WORKERS`, `RENDER_QUEUE`, `RENDER_TIMEOUT_MS`: passed to the
+ *   service (default: the service's own defaults).
+ *
+ * @module
+ */
+import postgres from "postgres";
+import { type Invoice, InvoiceRequestSchema } from "../../contract/mod.ts";
+import {
+  load_invoice_fonts,
+  render_invoice_pdf,
+} from "../../server/pdf/mod.ts";
+import { invoice_with_items } from "../fixtures/invoices.ts";
+import {
+  type ServiceProcess,
+  start_service_process,
+} from "../helpers/service_process.ts";
+import { create_empty_test_database } from "../helpers/test_database.ts";
+import {
+  chromium_available,
+  type ChromiumResult,
+  measure_chromium,
+} from "./chromium_baseline.ts";
+import { type HttpAnswer, HttpConnection } from "./http_client.ts";
+import {
+  machine_cpu_seconds,
+  peak_rss_bytes,
+  process_cpu_seconds,
+  reset_peak_rss,
+  thread_cpu_seconds,
+} from "./proc_stats.ts";
+
+const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
+const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+// Team plan allows 10,000 a month; leave a margin for requests in flight
+// when an account's budget runs out.
+const REQUESTS_PER_ACCOUNT = 9_500;
+const RESULTS_PATH = new URL("./results.json", import.meta.url);
+// The whole run must end by itself even if the service hangs.
+const WATCHDOG_MS = 15 * 60 * 1000;
+
+// Service processes still running, stopped on the watchdog or Ctrl-C so no
+// server outlives the benchmark.
+const running = new Set<Deno.ChildProcess>();
+
+function kill_running(): void {
+  for (const child of running) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** One measured level. */
+interface LevelResult {
+  database: "pglite" | "postgres";
+  items: number;
+  mode: "closed" | "paced";
+  clients: number;
+  /** Offered rate of a paced level, requests/s. */
+  offered_rate?: number;
+  seconds: number;
+  requests: number;
+  ok: number;
+  /** Non-200 answers and client errors, by status or message. */
+  failures: Record<string, number>;
+  rps: number;
+  p50_ms: number;
+  p95_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  peak_rss_mb: number;
+  /** Mean server time per /generate (from /metrics), ms. */
+  server_ms: number;
+  /** Mean time spent rendering (incl. waiting for a worker), ms. */
+  render_ms: number;
+  /** (server time − render time) / server time. */
+  non_render_time_share: number;
+  /** CPU ms per request: service threads by role, PostgreSQL backends, this load generator. */
+  cpu_ms_per_request: Record<string, number>;
+  /** Share of the service's (and PostgreSQL's) CPU not spent in render workers. */
+  non_render_cpu_share: number;
+  /** Whole-machine CPU use during the level (2 cores = 200%). */
+  machine_busy_percent: number;
+  /** Part of it used by other processes (other work on the machine skews results). */
+  other_busy_percent: number;
+}
+
+interface Settings {
+  seconds: number;
+  databases: ("pglite" | "postgres")[];
+  postgres_server_url: string;
+  rate: number;
+  chromium_runs: number;
+}
+
+function read_settings(): Settings {
+  const env = (name: string) => Deno.env.get(name)?.trim() || undefined;
+  const databases = (env("BENCH_DATABASES") ?? "pglite,postgres").split(",")
+    .map((name) => name.trim()).filter((name) =>
+      name === "pglite" || name === "postgres"
+    ) as ("pglite" | "postgres")[];
+  return {
+    seconds: Number(env("BENCH_SECONDS") ?? 5),
+    databases,
+    postgres_server_url: env("BENCH_DATABASE_URL") ??
+      env("TEST_DATABASE_URL") ?? DEFAULT_POSTGRES_URL,
+    rate: Number(env("BENCH_RATE") ?? 400),
+    chromium_runs: Number(env("BENCH_CHROMIUM_RUNS") ?? 30),
+  };
+}
+
+/** Keys of Team accounts, each used for at most REQUESTS_PER_ACCOUNT requests. */
+class KeyRing {
+  readonly #service: Service;
+  readonly #keys: { key: string; account_id: string; left: number }[] = [];
+  #current = 0;
+  #topping_up: Promise<void> | undefined;
+
+  constructor(service: Service) {
+    this.#service = service;
+  }
+
+  /** Accounts created so far. */
+  get account_ids(): string[] {
+    return this.#keys.map((entry) => entry.account_id);
+  }
+
+  /** Creates accounts until at least `requests` more can be charged. */
+  async ensure(requests: number): Promise<void> {
+    while (this.#left() < requests) await this.#add();
+  }
+
+  /** A key with budget left; creates an account when all are used up. */
+  async take(): Promise<string> {
+    for (;;) {
+      const entry = this.#keys[this.#current];
+      if (entry && entry.left > 0) {
+        entry.left -= 1;
+        return entry.key;
+      }
+      if (this.#current < this.#keys.length - 1) {
+        this.#current += 1;
+        continue;
+      }
+      this.#topping_up ??= this.#add().finally(() => {
+        this.#topping_up = undefined;
+      });
+      await this.#topping_up;
+    }
+  }
+
+  #left(): number {
+    return this.#keys.slice(this.#current).reduce(
+      (sum, entry) => sum + entry.left,
+      0,
+    );
+  }
+
+  async #add(): Promise<void> {
+    const account = await this.#service.admin("/admin/accounts", {
+      email: `bench-${crypto.randomUUID()}@example.com`,
+      plan: "team",
+    }) as { id: string };
+    const key = await this.#service.admin(
+      `/admin/accounts/${account.id}/keys`,
+      { name: "bench" },
+    ) as { key: string };
+    this.#keys.push({
+      key: key.key,
+      account_id: account.id,
+      left: REQUESTS_PER_ACCOUNT,
+    });
+  }
+}
+
+/** A running service process and how to reach and observe it. */
+class Service {
+  readonly process: ServiceProcess;
+  readonly url: URL;
+  readonly keys: KeyRing;
+  /** PIDs of the PostgreSQL backends serving this service's database. */
+  backend_pids: () => Promise<number[]> = () => Promise.resolve([]);
+
+  constructor(process: ServiceProcess) {
+    this.process = process;
+    this.url = new URL(process.url);
+    this.keys = new KeyRing(this);
+  }
+
+  get pid(): number {
+    return this.process.child.pid;
+  }
+
+  async admin(path: string, body?: unknown): Promise<unknown> {
+    const response = await fetch(new URL(path, this.url), {
+      method: body === undefined ? "GET" : "POST",
+      headers: {
+        Authorization: `Bearer ${ADMIN_TOKEN}`,
+        "Content-Type": "application/json",
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      throw new Error(`${path}: ${response.status} ${text}`);
+    }
+    return JSON.parse(text);
+  }
+
+  /** The /generate latency and render histogram sums and counts. */
+  async metrics(): Promise<
+    { http_sum: number; http_count: number; render_sum: number }
+  > {
+    const text = await (await fetch(new URL("/metrics", this.url))).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+    return {
+      http_sum: value(
+        /^http_request_duration_seconds_sum\{route="\/generate"\} (\S+)$/m,
+      ),
+      http_count: value(
+        /^http_request_duration_seconds_count\{route="\/generate"\} (\S+)$/m,
+      ),
+      render_sum: value(/^pdf_render_duration_seconds_sum (\S+)$/m),
+    };
+  }
+
+  async stop(): Promise<void> {
+    try {
+      this.process.child.kill("SIGTERM");
+    } catch {
+      // Already gone.
+    }
+    await this.process.status;
+  }
+}
+
+/** Builds distinct /generate requests for one invoice shape. */
+class RequestFactory {
+  readonly #before: string;
+  readonly #after: string;
+  readonly #host: string;
+  readonly #prefix: string;
+  #next = 0;
+  readonly #encoder = new TextEncoder();
+
+  constructor(service: Service, items: number) {
+    const placeholder = "\u0000number\u0000";
+    const body = JSON.stringify({
+      ...invoice_with_items(items, { unicode: true }),
+      invoice_number: placeholder,
+    });
+    const at = body.indexOf(JSON.stringify(placeholder));
+    this.#before = body.slice(0, at + 1);
+    this.#after = body.slice(at + JSON.stringify(placeholder).length - 1);
+    this.#host = service.url.host;
+    // Unique per run, so even a reused database never sees a replay.
+    this.#prefix = `B${Date.now().toString(36)}-${items}-`;
+  }
+
+  /** The next request, with a new invoice number, as bytes on the wire. */
+  build(key: string): Uint8Array {
+    const body = this.#encoder.encode(
+      this.#before + this.#prefix + (this.#next++) + this.#after,
+    );
+    const head = this.#encoder.encode(
+      `POST /generate HTTP/1.1\r\nHost: ${this.#host}\r\n` +
+        `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n`,
+    );
+    const bytes = new Uint8Array(head.length + body.length);
+    bytes.set(head);
+    bytes.set(body, head.length);
+    return bytes;
+  }
+}
+
+interface Recorder {
+  latencies: number[];
+  failures: Record<string, number>;
+  ok: number;
+}
+
+function record(recorder: Recorder, answer: HttpAnswer, ms: number): void {
+  const pdf = answer.status === 200 && answer.body[0] === 0x25 && // "%PDF"
+    answer.body[1] === 0x50 && !answer.headers.has("idempotent-replayed");
+  if (pdf) {
+    recorder.ok += 1;
+    recorder.latencies.push(ms);
+    return;
+  }
+  let label = String(answer.status);
+  if (answer.status !== 200) {
+    try {
+      label += ` ${
+        JSON.parse(new TextDecoder().decode(answer.body)).error.code
+      }`;
+    } catch {
+      // Not our error shape; the status alone says enough.
+    }
+  } else {
+    label += answer.headers.has("idempotent-replayed")
+      ? " replayed"
+      : " not a PDF";
+  }
+  recorder.failures[label] = (recorder.failures[label] ?? 0) + 1;
+}
+
+function count_error(recorder: Recorder, error: unknown): void {
+  const label = `client error: ${
+    error instanceof Error ? error.message : String(error)
+  }`;
+  recorder.failures[label] = (recorder.failures[label] ?? 0) + 1;
+}
+
+/** One client that sends its next request as soon as the last one is answered. */
+async function closed_client(
+  connection: HttpConnection,
+  options: {
+    service: Service;
+    factory: RequestFactory;
+    deadline: number;
+    recorder?: Recorder;
+  },
+): Promise<HttpConnection> {
+  const { service, factory, deadline, recorder } = options;
+  while (performance.now() < deadline) {
+    const bytes = factory.build(await service.keys.take());
+    const started = performance.now();
+    try {
+      const answer = await connection.request(bytes);
+      if (recorder) record(recorder, answer, performance.now() - started);
+    } catch (error) {
+      if (recorder) count_error(recorder, error);
+      connection.close();
+      connection = await HttpConnection.open(address_of(service));
+    }
+  }
+  return connection;
+}
+
+/**
+ * One client of a paced run: sends on a fixed schedule; when an answer comes
+ * too late for the next slot, that request's latency counts from its slot
+ * (no coordinated omission), otherwise from when it was sent.
+ */
+async function paced_client(
+  connection: HttpConnection,
+  options: {
+    service: Service;
+    factory: RequestFactory;
+    start: number;
+    interval_ms: number;
+    deadline: number;
+    recorder: Recorder;
+  },
+): Promise<HttpConnection> {
+  const { service, factory, interval_ms, deadline, recorder } = options;
+  for (let slot = options.start; slot < deadline; slot += interval_ms) {
+    const wait = slot - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const bytes = factory.build(await service.keys.take());
+    const sent = performance.now();
+    const counted_from = sent - slot > interval_ms ? slot : sent;
+    try {
+      const answer = await connection.request(bytes);
+      record(recorder, answer, performance.now() - counted_from);
+    } catch (error) {
+      count_error(recorder, error);
+      connection.close();
+      connection = await HttpConnection.open(address_of(service));
+    }
+  }
+  return connection;
+}
+
+function address_of(service: Service): { hostname: string; port: number } {
+  return { hostname: service.url.hostname, port: Number(service.url.port) };
+}
+
+function percentile(sorted: number[], share: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
+}
+
+/**
+ * Groups the service's CPU by thread: the main (request) thread, the render
+ * workers, V8's background threads (GC, compilation) and tokio's I/O pool.
+ */
+function thread_roles(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): { main: number; workers: number; v8: number; io: number } {
+  const roles = { main: 0, workers: 0, v8: 0, io: 0 };
+  for (const [name, value] of after) {
+    const used = value - (before.get(name) ?? 0);
+    // Deno names the main thread "deno" and web workers "worker-<n>".
+    if (/^worker-\d+$/.test(name)) roles.workers += used;
+    else if (name.startsWith("V8 ")) roles.v8 += used;
+    else if (name.startsWith("tokio")) roles.io += used;
+    else roles.main += used;
+  }
+  return roles;
+}
+
+function backend_cpu(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) total += process_cpu_seconds(pid);
+  return total;
+}
+/** Runs one level and measures it. */
+async function run_level(
+  service: Service,
+  level: {
+    database: "pglite" | "postgres";
+    items: number;
+    clients: number;
+    seconds: number;
+    rate?: number;
+  },
+): Promise<LevelResult> {
+  const factory = new RequestFactory(service, level.items);
+  await service.keys.ensure(level.seconds * 3_000);
+  const connections = await Promise.all(
+    Array.from(
+      { length: level.clients },
+      () => HttpConnection.open(address_of(service)),
+    ),
+  );
+  const recorder: Recorder = { latencies: [], failures: {}, ok: 0 };
+  const metrics_before = await service.metrics();
+  const pids = await service.backend_pids();
+  const backend_before = backend_cpu(pids);
+  const threads_before = thread_cpu_seconds(service.pid);
+  const self_before = process_cpu_seconds("self");
+  const machine_before = machine_cpu_seconds();
+  reset_peak_rss(service.pid);
+  const started = performance.now();
+  const deadline = started + level.seconds * 1000;
+  let finished: HttpConnection[];
+  if (level.rate === undefined) {
+    finished = await Promise.all(
+      connections.map((connection) =>
+        closed_client(connection, { service, factory, deadline, recorder })
+      ),
+    );
+  } else {
+    const interval_ms = 1000 * level.clients / level.rate;
+    finished = await Promise.all(
+      connections.map((connection, index) =>
+        paced_client(connection, {
+          service,
+          factory,
+          start: started + index * (interval_ms / level.clients),
+          interval_ms,
+          deadline,
+          recorder,
+        })
+      ),
+    );
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  const machine_after = machine_cpu_seconds();
+  const self_cpu = process_cpu_seconds("self") - self_before;
+  const threads = thread_roles(
+    threads_before,
+    thread_cpu_seconds(service.pid),
+  );
+  const backend = backend_cpu(pids) - backend_before;
+  const peak = peak_rss_bytes(service.pid);
+  const metrics_after = await service.metrics();
+  for (const connection of finished) connection.close();
+
+  const latencies = recorder.latencies.sort((a, b) => a - b);
+  const requests = recorder.ok +
+    Object.values(recorder.failures).reduce((sum, n) => sum + n, 0);
+  const count = metrics_after.http_count - metrics_before.http_count;
+  const server_ms = 1000 * (metrics_after.http_sum - metrics_before.http_sum) /
+    count;
+  const render_ms = 1000 *
+    (metrics_after.render_sum - metrics_before.render_sum) / count;
+  const per_request = (seconds: number) =>
+    round(1000 * seconds / Math.max(1, requests), 3);
+  const service_cpu = threads.main + threads.workers + threads.v8 + threads.io;
+  const machine_busy = machine_after.busy - machine_before.busy;
+  const machine_total = machine_after.total - machine_before.total;
+  const cores = navigator.hardwareConcurrency || 1;
+  const ours = service_cpu + backend + self_cpu;
+  return {
+    database: level.database,
+    items: level.items,
+    mode: level.rate === undefined ? "closed" : "paced",
+    clients: level.clients,
+    ...(level.rate === undefined ? {} : { offered_rate: level.rate }),
+    seconds: round(elapsed, 2),
+    requests,
+    ok: recorder.ok,
+    failures: recorder.failures,
+    rps: round(recorder.ok / elapsed, 1),
+    p50_ms: round(percentile(latencies, 0.5), 2),
+    p95_ms: round(percentile(latencies, 0.95), 2),
+    p99_ms: round(percentile(latencies, 0.99), 2),
+    max_ms: round(latencies[latencies.length - 1] ?? NaN, 2),
+    peak_rss_mb: round(peak / 1024 / 1024, 1),
+    server_ms: round(server_ms, 3),
+    render_ms: round(render_ms, 3),
+    non_render_time_share: round((server_ms - render_ms) / server_ms, 3),
+    cpu_ms_per_request: {
+      main_thread: per_request(threads.main),
+      render_workers: per_request(threads.workers),
+      v8_background: per_request(threads.v8),
+      io_threads: per_request(threads.io),
+      ...(level.database === "postgres"
+        ? { postgres_backends: per_request(backend) }
+        : {}),
+      load_generator: per_request(self_cpu),
+    },
+    non_render_cpu_share: round(
+      1 - threads.workers / Math.max(1e-9, service_cpu + backend),
+      3,
+    ),
+    machine_busy_percent: round(100 * cores * machine_busy / machine_total, 0),
+    other_busy_percent: round(
+      Math.max(0, 100 * cores * (machine_busy - ours) / machine_total),
+      0,
+    ),
+  };
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/** Warms the JIT, the connection pools and the workers; nothing is recorded. */
+async function warm_up(
+  service: Service,
+  options: { items: number; clients: number; seconds: number },
+): Promise<void> {
+  const factory = new RequestFactory(service, options.items);
+  const deadline = performance.now() + options.seconds * 1000;
+  const connections = await Promise.all(
+    Array.from(
+      { length: options.clients },
+      () => HttpConnection.open(address_of(service)),
+    ),
+  );
+  const finished = await Promise.all(
+    connections.map((connection) =>
+      closed_client(connection, { service, factory, deadline })
+    ),
+  );
+  for (const connection of finished) connection.close();
+}
+
+/** Every level against one database. */
+async function bench_database(
+  database: "pglite" | "postgres",
+  settings: Settings,
+): Promise<{ levels: LevelResult[]; quota: QuotaCheck } | undefined> {
+  const cleanup: (() => Promise<void>)[] = [];
+  const env: Record<string, string> = {
+    ADMIN_TOKEN,
+    RATE_LIMIT_PER_MINUTE: "1000000",
+    DATABASE_URL: "",
+  };
+  for (const name of ["RENDER_WORKERS", "RENDER_QUEUE", "RENDER_TIMEOUT_MS"]) {
+    const value = Deno.env.get(name);
+    if (value) env[name] = value;
+  }
+  let backend_pids: (() => Promise<number[]>) | undefined;
+  try {
+    if (database === "pglite") {
+      const data_dir = await Deno.makeTempDir({ prefix: "bench-pglite-" });
+      cleanup.push(() => Deno.remove(data_dir, { recursive: true }));
+      env.DATA_DIR = data_dir;
+    } else {
+      let empty;
+      try {
+        empty = await create_empty_test_database(settings.postgres_server_url);
+      } catch (error) {
+        console.error(
+          `PostgreSQL at ${
+            redact(settings.postgres_server_url)
+          } unreachable, skipping: ${(error as Error).message}`,
+        );
+        return undefined;
+      }
+      cleanup.push(() => empty.drop());
+      env.DATABASE_URL = empty.database_url;
+      const name = new URL(empty.database_url).pathname.slice(1);
+      const sql = postgres(settings.postgres_server_url, {
+        max: 1,
+        onnotice: () => {},
+      });
+      cleanup.push(() => sql.end({ timeout: 5 }));
+      backend_pids = async () =>
+        (await sql<{ pid: number }[]>`
+          select pid from pg_stat_activity where datname = ${name}
+        `).map((row) => row.pid);
+    }
+    const service = new Service(await start_service_process(env));
+    running.add(service.process.child);
+    cleanup.push(async () => {
+      await service.stop();
+      running.delete(service.process.child);
+    });
+    if (backend_pids) service.backend_pids = backend_pids;
+    console.error(`${database}: service pid ${service.pid} at ${service.url}`);
+
+    const levels: LevelResult[] = [];
+    const report = (result: LevelResult) => {
+      levels.push(result);
+      console.error(
+        `  ${result.items} items, ${result.clients} clients ${result.mode}: ` +
+          `${result.rps} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`,
+      );
+    };
+    await warm_up(service, { items: 10, clients: 8, seconds: 3 });
+    for (const clients of [1, 10, 50, 200]) {
+      report(
+        await run_level(service, {
+          database,
+          items: 10,
+          clients,
+          seconds: settings.seconds,
+        }),
+      );
+    }
+    if (settings.rate > 0) {
+      report(
+        await run_level(service, {
+          database,
+          items: 10,
+          clients: 50,
+          seconds: settings.seconds,
+          rate: settings.rate,
+        }),
+      );
+    }
+    await warm_up(service, { items: 300, clients: 2, seconds: 1 });
+    for (const clients of [1, 10]) {
+      report(
+        await run_level(service, {
+          database,
+          items: 300,
+          clients,
+          seconds: settings.seconds,
+        }),
+      );
+    }
+    const quota = await check_quota(service);
+    return { levels, quota };
+  } finally {
+    for (const step of cleanup.reverse()) {
+      await step().catch((error) => console.error("cleanup:", error));
+    }
+  }
+}
+
+interface QuotaCheck {
+  accounts: number;
+  /** PDFs answered 200 (warm-up included), as counted by the service's metrics. */
+  pdfs_returned: number;
+  /** Sum of the accounts' usage this month. */
+  usage_charged: number;
+}
+
+async function check_quota(service: Service): Promise<QuotaCheck> {
+  let usage_charged = 0;
+  for (const id of service.keys.account_ids) {
+    const account = await service.admin(`/admin/accounts/${id}`) as {
+      usage: { used: number };
+    };
+    usage_charged += account.usage.used;
+  }
+  const text = await (await fetch(new URL("/metrics", service.url))).text();
+  const pdfs_returned = Number(
+    /^http_requests_total\{route="\/generate",status="200"\} (\S+)$/m.exec(
+      text,
+    )?.[1] ?? 0,
+  );
+  return {
+    accounts: service.keys.account_ids.length,
+    pdfs_returned,
+    usage_charged,
+  };
+}
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+}
+
+/** Median in-process render time of `invoice`, in ms (the renderer alone). */
+function measure_renderer(invoice: Invoice, runs: number): number {
+  load_invoice_fonts();
+  for (let index = 0; index < runs; index++) render_invoice_pdf(invoice);
+  const times: number[] = [];
+  for (let index = 0; index < runs; index++) {
+    const started = performance.now();
+    render_invoice_pdf({ ...invoice, invoice_number: `R-${index}` });
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+function format_table(levels: LevelResult[]): string {
+  const header = [
+    "database",
+    "items",
+    "clients",
+    "req/s",
+    "p50 ms",
+    "p95 ms",
+    "p99 ms",
+    "peak RSS MB",
+    "non-render time",
+    "non-render CPU",
+    "failures",
+  ];
+  const rows = levels.map((level) => [
+    level.database,
+    String(level.items),
+    level.mode === "paced"
+      ? `${level.clients} @ ${level.offered_rate}/s`
+      : String(level.clients),
+    level.rps.toFixed(0),
+    level.p50_ms.toFixed(1),
+    level.p95_ms.toFixed(1),
+    level.p99_ms.toFixed(1),
+    level.peak_rss_mb.toFixed(0),
+    `${(100 * level.non_render_time_share).toFixed(0)}%`,
+    `${(100 * level.non_render_cpu_share).toFixed(0)}%`,
+    String(
+      Object.values(level.failures).reduce((sum, n) => sum + n, 0),
+    ),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column].length))
+  );
+  const line = (cells: string[]) =>
+    `| ${
+      cells.map((cell, column) =>
+        column < 3 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])
+      ).join(" | ")
+    } |`;
+  return [
+    line(header),
+    `|${
+      widths.map((width, column) =>
+        column < 3 ? "-".repeat(width + 2) : "-".repeat(width + 1) + ":"
+      ).join("|")
+    }|`,
+    ...rows.map(line),
+  ].join("\n");
+}
+
+function format_cpu_table(levels: LevelResult[]): string {
+  return levels.map((level) =>
+    `${level.database.padEnd(8)} ${String(level.items).padStart(3)} items ${
+      (level.mode === "paced"
+        ? `${level.clients}@${level.offered_rate}/s`
+        : String(level.clients)).padStart(7)
+    }: server ${level.server_ms.toFixed(2)} ms/req (render ${
+      level.render_ms.toFixed(2)
+    }); CPU ms/req ${
+      Object.entries(level.cpu_ms_per_request).map(([name, ms]) =>
+        `${name} ${ms.toFixed(2)}`
+      ).join(", ")
+    }; machine ${level.machine_busy_percent}% (others ${level.other_busy_percent}%)`
+  ).join("\n");
+}
+
+async function machine_description(): Promise<Record<string, unknown>> {
+  let cpu = "unknown";
+  try {
+    cpu = /^model name\s*:\s*(.+)$/m.exec(
+      await Deno.readTextFile("/proc/cpuinfo"),
+    )?.[1] ?? cpu;
+  } catch {
+    // Not Linux.
+  }
+  return {
+    cpu,
+    cores: navigator.hardwareConcurrency,
+    memory_gib: round(Deno.systemMemoryInfo().total / 1024 ** 3, 1),
+    os: `${Deno.build.os} ${Deno.osRelease()}`,
+    deno: Deno.version.deno,
+  };
+}
+
+async function main(): Promise<void> {
+  const settings = read_settings();
+  const watchdog = setTimeout(() => {
+    console.error("http_load: watchdog expired; exiting");
+    kill_running();
+    Deno.exit(2);
+  }, WATCHDOG_MS);
+  const interrupted = () => {
+    kill_running();
+    Deno.exit(130);
+  };
+  Deno.addSignalListener("SIGINT", interrupted);
+  const started_at = new Date();
+  const runs: Record<string, { levels: LevelResult[]; quota: QuotaCheck }> = {};
+  for (const database of settings.databases) {
+    const result = await bench_database(database, settings);
+    if (result) runs[database] = result;
+  }
+  const levels = Object.values(runs).flatMap((run) => run.levels);
+
+  const invoice = InvoiceRequestSchema.parse(
+    invoice_with_items(10, { unicode: true }),
+  ) as Invoice;
+  const renderer_median_ms = measure_renderer(invoice, 300);
+  let chromium: ChromiumResult | undefined;
+  if (settings.chromium_runs > 0 && chromium_available()) {
+    chromium = await measure_chromium(invoice, {
+      runs: settings.chromium_runs,
+      warmup: 5,
+    });
+  } else if (settings.chromium_runs > 0) {
+    console.error("No /usr/bin/chromium: Chromium baseline skipped");
+  }
+  const single = levels.find((level) =>
+    level.items === 10 && level.clients === 1 && level.mode === "closed"
+  );
+  const results = {
+    generated_at: started_at.toISOString(),
+    machine: await machine_description(),
+    settings: { ...settings, postgres_server_url: undefined },
+    levels,
+    quota: Object.fromEntries(
+      Object.entries(runs).map(([name, run]) => [name, run.quota]),
+    ),
+    renderer: { invoice: "10 items, Unicode", median_ms: renderer_median_ms },
+    chromium: chromium && {
+      ...chromium,
+      speedup_renderer: round(chromium.median_ms / renderer_median_ms, 1),
+      speedup_end_to_end: single
+        ? round(chromium.median_ms / single.p50_ms, 1)
+        : undefined,
+    },
+  };
+  await Deno.writeTextFile(RESULTS_PATH, JSON.stringify(results, null, 2));
+
+  console.log(
+    "\nPOST /generate, Unicode invoices, keep-alive clients " +
+      `(${settings.seconds} s per row):\n`,
+  );
+  console.log(format_table(levels));
+  console.log(`\n${format_cpu_table(levels)}`);
+  for (const [name, run] of Object.entries(runs)) {
+    const q = run.quota;
+    console.log(
+      `${name}: ${q.pdfs_returned} PDFs returned, ${q.usage_charged} charged to ${q.accounts} accounts` +
+        (q.pdfs_returned === q.usage_charged ? " (equal)" : " (MISMATCH)"),
+    );
+  }
+  console.log(
+    `\nRenderer alone, 10-item Unicode invoice: median ${
+      renderer_median_ms.toFixed(2)
+    } ms`,
+  );
+  if (results.chromium) {
+    console.log(
+      `Chromium ${results.chromium.version} (setContent + pdf, page reused, ${results.chromium.runs} runs): ` +
+        `median ${results.chromium.median_ms.toFixed(1)} ms, p95 ${
+          results.chromium.p95_ms.toFixed(1)
+        } ms → ` +
+        `${results.chromium.speedup_renderer}× the renderer` +
+        (results.chromium.speedup_end_to_end
+          ? `, ${results.chromium.speedup_end_to_end}× our end-to-end p50 at 1 client`
+          : ""),
+    );
+  }
+  console.log(`\nWrote ${RESULTS_PATH.pathname}`);
+  clearTimeout(watchdog);
+  Deno.removeSignalListener("SIGINT", interrupted);
+}
+
+if (import.meta.main) {
+  await main();
+}

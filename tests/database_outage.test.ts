@@ -33,7 +33,7 @@ Deno.test({
       let stop_load = false;
       const statuses: Record<number, number> = {};
       const unavailable_ms: number[] = [];
-      async function client(): Promise<void> {
+      const client = async (): Promise<void> => {
         while (!stop_load) {
           const started = performance.now();
           const response = await server.generate(key, {
@@ -50,7 +50,7 @@ Deno.test({
             await response.arrayBuffer();
           }
         }
-      }
+      };
       const clients = Array.from({ length: 8 }, client);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await postgres.stop("fast");

@@ -267,7 +267,7 @@ Deno.test(`fuzz: ${CASES} hostile bodies to /generate never get a 5xx (seed ${SE
   try {
     const { key } = await server.create_account({ plan: "team" });
     let produced = 0;
-    async function worker(): Promise<void> {
+    const worker = async (): Promise<void> => {
       while (produced < CASES) {
         produced++;
         const fuzz = next_case();
@@ -311,7 +311,7 @@ Deno.test(`fuzz: ${CASES} hostile bodies to /generate never get a 5xx (seed ${SE
         } ${response.status}`;
         outcomes[label] = (outcomes[label] ?? 0) + 1;
       }
-    }
+    };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const healthy = await server.generate(key, full_invoice());
     assertEquals(healthy.status, 200);

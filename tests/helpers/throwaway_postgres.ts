@@ -50,7 +50,7 @@ async function run(args: string[]): Promise<void> {
   }
 }
 
-async function free_port(): Promise<number> {
+function free_port(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -69,7 +69,7 @@ export async function start_throwaway_postgres(): Promise<ThrowawayPostgres> {
   await new Deno.Command("chown", { args: ["postgres:postgres", dir] })
     .output();
   const data = `${dir}/data`;
-  const port = await free_port();
+  const port = free_port();
   await run([
     `${bin}/initdb`,
     "-D",

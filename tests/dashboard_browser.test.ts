@@ -88,6 +88,10 @@ Deno.test({
             /name/,
           );
           await dialog.getByLabel("Key name").fill("Production server");
+          assertEquals(
+            await dialog.locator("[data-create-error]").isHidden(),
+            true,
+          );
           await screenshot_both(page, "04-keys-generate-dialog", {
             full_page: false,
           });

@@ -126,6 +126,11 @@ async function load_keys(highlight_id = null) {
   }
 }
 
+name_input.addEventListener("input", () => {
+  name_input.removeAttribute("aria-invalid");
+  show_error(create_error, null);
+});
+
 function open_create() {
   create_form.reset();
   name_input.removeAttribute("aria-invalid");

@@ -36,6 +36,8 @@ export interface ServicesOptions {
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 const RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
+/** Free previews (dashboard "Try it") an account may render a minute. */
+export const PREVIEWS_PER_MINUTE = 30;
 
 /** Runs a database operation; an outage becomes a 503 `unavailable`. */
 export async function with_database<T>(
@@ -316,8 +318,27 @@ export function create_services(
       });
     },
 
-    preview_invoice(_principal: Principal, invoice: Invoice) {
-      return render(invoice);
+    preview_invoice(principal: Principal, invoice: Invoice) {
+      return with_database(async () => {
+        // Previews are free, so they get their own per-account limit.
+        const { count } = await store.hit_rate_limit(database, {
+          bucket: `preview:${principal.account.id}`,
+          now: now(),
+          window_seconds: 60,
+        });
+        if (count > PREVIEWS_PER_MINUTE) {
+          throw new ApiError(
+            "rate_limited",
+            `Previews are limited to ${PREVIEWS_PER_MINUTE} a minute; wait 60 seconds before retrying`,
+            {
+              headers: {
+                "Retry-After": String(RATE_LIMIT_RETRY_AFTER_SECONDS),
+              },
+            },
+          );
+        }
+        return await render(invoice);
+      });
     },
 
     create_account(input) {

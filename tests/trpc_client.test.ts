@@ -10,8 +10,9 @@ import {
   type AppRouter,
   create_caller,
   type ServiceContext,
+  to_api_error,
 } from "../contract/mod.ts";
-import { create_services } from "../server/services.ts";
+import { create_services, PREVIEWS_PER_MINUTE } from "../server/services.ts";
 import { render_invoice_pdf } from "../server/pdf/mod.ts";
 
 Deno.test("tRPC client: invoice.generate over /trpc with full types", async () => {
@@ -97,6 +98,17 @@ Deno.test("account procedures: one account never sees or revokes another's keys"
     assertEquals(revoked.status, "revoked");
     const usage = await as_a.account.usage();
     assertEquals(usage.limit, 150);
+
+    // Free previews are limited per account and never counted.
+    for (let n = 0; n < PREVIEWS_PER_MINUTE; n++) {
+      const preview = await as_a.invoice.preview(full_invoice());
+      assertEquals(preview.content_type, "application/pdf");
+    }
+    const limited = await assertRejects(() =>
+      as_a.invoice.preview(full_invoice())
+    );
+    assertEquals(to_api_error(limited).code, "rate_limited");
+    assertEquals((await as_a.account.usage()).used, usage.used);
 
     const anonymous = create_caller({
       ...(await context(a.account_id)),

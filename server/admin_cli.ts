@@ -6,11 +6,13 @@ import { parseArgs } from "node:util";
 import {
   ApiError,
   CreateAccountSchema,
+  NewPasswordSchema,
   PlanSchema,
   SubscriptionStatusSchema,
 } from "../contract/mod.ts";
-import { open_database } from "../db/mod.ts";
+import { open_database, update_account } from "../db/mod.ts";
 import { ConfigError, load_config } from "./config.ts";
+import { hash_password } from "./dashboard/password.ts";
 import { create_services } from "./services.ts";
 
 const USAGE = `Usage: deno task admin <command> [options]
@@ -23,6 +25,7 @@ Commands:
   list-keys <account-id>
   create-key <account-id> --name <key name>
   revoke-key <key-id>
+  set-password <account-id>   (reads the new password from NEW_PASSWORD or stdin)
 
 Uses DATABASE_URL, or the PGlite database in DATA_DIR (stop the server first:
 an embedded database has one user at a time).`;
@@ -56,6 +59,15 @@ export async function run_admin_cli(
   const services = create_services(database, {
     render_pdf: () => Promise.reject(new Error("the CLI does not render")),
   });
+  // Lets an operator-created account (no password yet) use the dashboard.
+  async function set_password(account_id: string): Promise<unknown> {
+    const password = NewPasswordSchema.parse(await read_new_password(env));
+    const account = await update_account(database, account_id, {
+      password_hash: await hash_password(password),
+    });
+    if (!account) throw new ApiError("not_found", "No account with this id");
+    return { id: account.id, email: account.email, password: "updated" };
+  }
   try {
     const result = await (() => {
       switch (command) {
@@ -85,6 +97,8 @@ export async function run_admin_cli(
           );
         case "revoke-key":
           return services.revoke_key(required(target, "key id"));
+        case "set-password":
+          return set_password(required(target, "account id"));
         default:
           throw new UsageError(`Unknown command "${command}"`);
       }
@@ -111,6 +125,14 @@ export async function run_admin_cli(
 }
 
 class UsageError extends Error {}
+
+async function read_new_password(
+  env: Record<string, string | undefined>,
+): Promise<string> {
+  if (env.NEW_PASSWORD) return env.NEW_PASSWORD;
+  const text = await new Response(Deno.stdin.readable).text();
+  return text.replace(/\r?\n$/, "");
+}
 
 function required(value: string | undefined, name: string): string {
   if (!value) throw new UsageError(`Missing ${name}`);

@@ -52,6 +52,17 @@ Deno.test("deno task admin: create an account and a key, revoke it", async () =>
     const revoked = await cli(["revoke-key", created_key.id], env);
     assertEquals(revoked.code, 0, revoked.stderr);
     assertEquals(JSON.parse(revoked.stdout).status, "revoked");
+    const password = await cli(["set-password", account.id], {
+      ...env,
+      NEW_PASSWORD: "correct horse battery staple",
+    });
+    assertEquals(password.code, 0, password.stderr);
+    assertEquals(JSON.parse(password.stdout).password, "updated");
+    const weak = await cli(["set-password", account.id], {
+      ...env,
+      NEW_PASSWORD: "short",
+    });
+    assertEquals(weak.code, 2);
     const bad = await cli(["set-plan", account.id, "gold"], env);
     assertEquals(bad.code, 2);
     assert(bad.stderr.includes("Invalid input"));

@@ -9,8 +9,8 @@
  */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Account } from "./accounts.ts";
-import type { Database } from "./database.ts";
-import { is_uuid, query_rows, random_token, sha256_hex } from "./_util.ts";
+import type { Database, PreparedStatement } from "./database.ts";
+import { is_uuid, random_token, sha256_hex } from "./_util.ts";
 import { api_keys, type Plan, type SubscriptionStatus } from "./schema.ts";
 
 /** Fixed start of every API key. */
@@ -195,6 +195,46 @@ interface AuthRow {
   rate_count: number | string | null;
 }
 
+// The statement of authenticate_api_key, on every API request: prepared.
+// $1 key hash, $2 rate window start, $3 now, $4 last_used_at resolution (s).
+const AUTHENTICATE_STATEMENT: PreparedStatement = {
+  name: "ink_authenticate_api_key",
+  types: ["text", "timestamptz", "timestamptz", "int"],
+  text: `
+    with found as (
+      select k.id as key_id, k.account_id, (k.revoked_at is not null) as revoked,
+             a.email, a.name, a.plan, a.subscription_status
+      from api_keys k
+      join accounts a on a.id = k.account_id
+      where k.secret_hash = $1::text
+    ),
+    allowed as (
+      select key_id, account_id from found
+      where not revoked and subscription_status = 'active'
+    ),
+    hit as (
+      insert into rate_limit_windows as w (bucket, window_start, count)
+      select 'account:' || account_id::text, $2::timestamptz, 1
+      from allowed
+      on conflict (bucket, window_start) do update set count = w.count + 1
+      returning w.count
+    ),
+    touched as (
+      update api_keys set last_used_at = $3::timestamptz
+      from allowed
+      where api_keys.id = allowed.key_id
+        and (api_keys.last_used_at is null
+          or api_keys.last_used_at < $3::timestamptz
+            - make_interval(secs => $4::int))
+      returning 1
+    )
+    select found.key_id::text as key_id, found.account_id::text as account_id,
+           found.revoked, found.email, found.name, found.plan,
+           found.subscription_status, (select count from hit) as rate_count
+    from found
+  `,
+};
+
 /**
  * Authenticates an API key in one round trip.
  *
@@ -219,43 +259,12 @@ export async function authenticate_api_key(
   const window_start = new Date(
     Math.floor(input.now.getTime() / window_ms) * window_ms,
   );
-  const now = input.now.toISOString();
-  const rows = await query_rows<AuthRow>(
-    database,
-    sql`
-      with found as (
-        select k.id as key_id, k.account_id, (k.revoked_at is not null) as revoked,
-               a.email, a.name, a.plan, a.subscription_status
-        from api_keys k
-        join accounts a on a.id = k.account_id
-        where k.secret_hash = ${hash}
-      ),
-      allowed as (
-        select key_id, account_id from found
-        where not revoked and subscription_status = 'active'
-      ),
-      hit as (
-        insert into rate_limit_windows as w (bucket, window_start, count)
-        select 'account:' || account_id::text, ${window_start.toISOString()}::timestamptz, 1
-        from allowed
-        on conflict (bucket, window_start) do update set count = w.count + 1
-        returning w.count
-      ),
-      touched as (
-        update api_keys set last_used_at = ${now}::timestamptz
-        from allowed
-        where api_keys.id = allowed.key_id
-          and (api_keys.last_used_at is null
-            or api_keys.last_used_at < ${now}::timestamptz
-              - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}::int))
-        returning 1
-      )
-      select found.key_id::text as key_id, found.account_id::text as account_id,
-             found.revoked, found.email, found.name, found.plan,
-             found.subscription_status, (select count from hit) as rate_count
-      from found
-    `,
-  );
+  const rows = await database.run<AuthRow>(AUTHENTICATE_STATEMENT, [
+    hash,
+    window_start.toISOString(),
+    input.now.toISOString(),
+    LAST_USED_RESOLUTION_SECONDS,
+  ]);
   const row = rows[0];
   if (!row) return { status: "unknown" };
   if (row.revoked) {

@@ -21,6 +21,8 @@ export {
   is_database_unavailable,
   open_database,
   type OpenDatabaseOptions,
+  type PreparedStatement,
+  type StatementParam,
 } from "./database.ts";
 export {
   type Account,

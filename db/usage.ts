@@ -9,7 +9,7 @@
  * @module
  */
 import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
-import type { Database } from "./database.ts";
+import type { Database, PreparedStatement } from "./database.ts";
 import { is_uuid, query_rows, to_number } from "./_util.ts";
 import { usage_daily, usage_monthly } from "./schema.ts";
 
@@ -65,6 +65,40 @@ function check_input(input: ReleaseGenerationInput): void {
   }
 }
 
+// The statement of reserve_generation, on every charged request: prepared.
+// $1 account, $2 month, $3 request hash, $4 limit, $5 day.
+const RESERVE_STATEMENT: PreparedStatement = {
+  name: "ink_reserve_generation",
+  types: ["uuid", "text", "text", "int", "date"],
+  text: `
+    with receipt as (
+      insert into generation_receipts (account_id, month, request_hash)
+      values ($1::uuid, $2::text, $3::text)
+      on conflict do nothing
+      returning 1
+    ),
+    monthly as (
+      insert into usage_monthly as u (account_id, month, count)
+      select $1::uuid, $2::text, 1 from receipt
+      where $4::int > 0
+      on conflict (account_id, month) do update set count = u.count + 1
+      where u.count < $4::int
+      returning u.count
+    ),
+    daily as (
+      insert into usage_daily as d (account_id, day, count)
+      select $1::uuid, $5::date, 1 from monthly
+      on conflict (account_id, day) do update set count = d.count + 1
+      returning 1
+    )
+    select (select count(*) from receipt)::int as inserted,
+           (select count from monthly) as new_count,
+           (select count from usage_monthly
+             where account_id = $1::uuid and month = $2::text
+           ) as current
+  `,
+};
+
 /**
  * Reserves one generation against the monthly `limit`.
  *
@@ -85,40 +119,11 @@ export async function reserve_generation(
     throw new RangeError("limit must be a non-negative integer");
   }
   const { account_id, month, day, request_hash, limit } = input;
-  const rows = await query_rows<{
+  const rows = await database.run<{
     inserted: number | string;
     new_count: number | string | null;
     current: number | string | null;
-  }>(
-    database,
-    sql`
-      with receipt as (
-        insert into generation_receipts (account_id, month, request_hash)
-        values (${account_id}::uuid, ${month}, ${request_hash})
-        on conflict do nothing
-        returning 1
-      ),
-      monthly as (
-        insert into usage_monthly as u (account_id, month, count)
-        select ${account_id}::uuid, ${month}, 1 from receipt
-        where ${limit}::int > 0
-        on conflict (account_id, month) do update set count = u.count + 1
-        where u.count < ${limit}::int
-        returning u.count
-      ),
-      daily as (
-        insert into usage_daily as d (account_id, day, count)
-        select ${account_id}::uuid, ${day}::date, 1 from monthly
-        on conflict (account_id, day) do update set count = d.count + 1
-        returning 1
-      )
-      select (select count(*) from receipt)::int as inserted,
-             (select count from monthly) as new_count,
-             (select count from usage_monthly
-               where account_id = ${account_id}::uuid and month = ${month}
-             ) as current
-    `,
-  );
+  }>(RESERVE_STATEMENT, [account_id, month, request_hash, limit, day]);
   const row = rows[0]!;
   if (row.new_count !== null) {
     return { status: "reserved", used: to_number(row.new_count) };

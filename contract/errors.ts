@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   quota_exceeded: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

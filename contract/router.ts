@@ -85,6 +85,7 @@ const ERROR_RESPONSES = {
   401: "Missing, malformed or unknown credentials (`unauthorized`).",
   403:
     "Revoked key (`key_revoked`), inactive subscription (`subscription_inactive`) or monthly limit used up (`quota_exceeded`).",
+  408: "The request body did not arrive in time (`request_timeout`).",
   413: "Request body over 1 MiB (`payload_too_large`).",
   429: "Rate limit hit (`rate_limited`); wait 60 s (see `Retry-After`).",
   500: "Unexpected fault (`internal`); safe to retry.",
@@ -168,7 +169,7 @@ export const app_router = t.router({
             "Turns invoice JSON into a PDF, streamed back as `application/pdf`. Nothing is stored. " +
             "An identical retry in the same month returns the same PDF and is not charged again.",
           successDescription: "The PDF.",
-          errorResponses: pick_errors([400, 401, 403, 413, 429, 500, 503]),
+          errorResponses: pick_errors([400, 401, 403, 408, 413, 429, 500, 503]),
         },
       })
       .input(InvoiceRequestSchema)

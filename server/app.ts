@@ -17,7 +17,7 @@ import {
   type SessionControl,
   to_api_error,
 } from "../contract/mod.ts";
-import { read_body_bytes, read_json_body } from "./body.ts";
+import { type BodyLimits, read_body_bytes, read_json_body } from "./body.ts";
 import type { Metrics } from "./metrics.ts";
 import { build_openapi_document } from "./openapi.ts";
 
@@ -26,6 +26,8 @@ export interface AppOptions {
   services: Services;
   /** Largest accepted request body in bytes (default 1 MiB). */
   max_body_bytes?: number;
+  /** Longest a request body may take to arrive, in ms (default 30 s). */
+  body_timeout_ms?: number;
   /** Checks the database for `/readyz`. */
   check_ready?: () => Promise<void>;
   /** Resolves the dashboard session from a request (cookie), if any. */
@@ -148,7 +150,10 @@ function route_template(path: string): string {
 
 /** Creates the request handler. */
 export function create_app(options: AppOptions): Handler {
-  const max_body_bytes = options.max_body_bytes ?? 1024 * 1024;
+  const body_limits: BodyLimits = {
+    max_bytes: options.max_body_bytes ?? 1024 * 1024,
+    timeout_ms: options.body_timeout_ms ?? 30_000,
+  };
   const openapi_body = JSON.stringify(build_openapi_document());
   // The node handler answers errors in its own shape; we keep the thrown
   // error per request and answer in ours.
@@ -200,7 +205,7 @@ export function create_app(options: AppOptions): Handler {
     const ctx = await context_for(request, true);
     // The body is read while the key is checked, but its errors surface only
     // when the procedure parses its input, i.e. after authentication.
-    const body = read_json_body(request, max_body_bytes);
+    const body = read_json_body(request, body_limits);
     body.catch(() => {});
     try {
       const result = await create_caller(ctx).invoice.generate(
@@ -224,7 +229,7 @@ export function create_app(options: AppOptions): Handler {
     // A fresh Request with the size-checked body; its signal is not the
     // connection's, which Deno aborts after every response.
     const bytes = request.body
-      ? await read_body_bytes(request, max_body_bytes)
+      ? await read_body_bytes(request, body_limits)
       : undefined;
     const forwarded = new Request(request.url, {
       method: request.method,
@@ -248,7 +253,7 @@ export function create_app(options: AppOptions): Handler {
       request.method !== "GET" && request.method !== "HEAD" &&
       request.method !== "DELETE"
     ) {
-      body = await read_json_body(request, max_body_bytes);
+      body = await read_json_body(request, body_limits);
     }
     // trpc-to-openapi's node handler takes a request-like object; a proxy of
     // the real Request with the already-parsed body keeps the limits ours.

@@ -4,11 +4,24 @@
 import { ApiError } from "../contract/mod.ts";
 import { find_duplicate_key } from "./json_duplicates.ts";
 
-/** Reads the body as bytes; over `limit` bytes is a 413 without reading the rest. */
+/** Limits on reading a request body. */
+export interface BodyLimits {
+  /** Largest body in bytes (413 past it). */
+  max_bytes: number;
+  /** Longest the whole body may take to arrive (408 past it). */
+  timeout_ms: number;
+}
+
+/**
+ * Reads the body as bytes: over `max_bytes` is a 413 without reading the
+ * rest; a body still arriving after `timeout_ms` is a 408 (slow clients must
+ * not hold a connection and its buffers forever).
+ */
 export async function read_body_bytes(
   request: Request,
-  limit: number,
+  limits: BodyLimits,
 ): Promise<Uint8Array> {
+  const limit = limits.max_bytes;
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) {
     throw too_large(limit);
@@ -17,15 +30,28 @@ export async function read_body_bytes(
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw too_large(limit);
+  let timed_out = false;
+  const timer = setTimeout(() => {
+    timed_out = true;
+    reader.cancel().catch(() => {});
+  }, limits.timeout_ms);
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (timed_out) throw too_slow(limits.timeout_ms);
+      if (done) break;
+      size += value.length;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        throw too_large(limit);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    if (timed_out) throw too_slow(limits.timeout_ms);
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
   if (chunks.length === 1) return chunks[0];
   const bytes = new Uint8Array(size);
@@ -35,6 +61,13 @@ export async function read_body_bytes(
     offset += chunk.length;
   }
   return bytes;
+}
+
+function too_slow(timeout_ms: number): ApiError {
+  return new ApiError(
+    "request_timeout",
+    `The request body did not arrive within ${timeout_ms / 1000} s`,
+  );
 }
 
 function too_large(limit: number): ApiError {
@@ -52,11 +85,11 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  */
 export async function read_json_body(
   request: Request,
-  limit: number,
+  limits: BodyLimits,
 ): Promise<unknown> {
   const content_type = request.headers.get("content-type") ?? "";
   const media_type = content_type.split(";")[0].trim().toLowerCase();
-  const bytes = await read_body_bytes(request, limit);
+  const bytes = await read_body_bytes(request, limits);
   const encoding = request.headers.get("content-encoding");
   if (encoding && encoding.trim().toLowerCase() !== "identity") {
     throw new ApiError(

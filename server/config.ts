@@ -14,6 +14,8 @@ export interface Config {
   rate_limit_per_minute?: number;
   /** Largest accepted request body, in bytes. */
   max_body_bytes: number;
+  /** Longest a request body may take to arrive, in ms (`BODY_TIMEOUT_MS`). */
+  body_timeout_ms: number;
   /** Origins allowed to call `/generate` from a browser (CORS); empty: CORS off. */
   cors_origins: string[];
   /** Open sign-up on the dashboard (`SIGNUP_ENABLED`, default true). */
@@ -173,6 +175,9 @@ export function load_config(
         max: 1_000_000,
       }),
     max_body_bytes: 1024 * 1024,
+    body_timeout_ms:
+      optional_int("BODY_TIMEOUT_MS", { min: 100, max: 600_000 }) ??
+        30_000,
     cors_origins: parse_origins(get("CORS_ORIGINS")),
     signup_enabled: parse_bool("SIGNUP_ENABLED", get("SIGNUP_ENABLED"), true),
     signup_plan: parse_choice(

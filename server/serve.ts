@@ -87,6 +87,7 @@ export async function start_server(
     services,
     ...dashboard.app_options,
     max_body_bytes: config.max_body_bytes,
+    body_timeout_ms: config.body_timeout_ms,
     check_ready: () => database.ping(),
     cors_origins: config.cors_origins,
     metrics,

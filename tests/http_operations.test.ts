@@ -171,3 +171,48 @@ Deno.test("CORS for browser callers of /generate, when configured", async () => 
     await server.close();
   }
 });
+
+Deno.test("slow bodies get 408 and oversized headers are refused; the server keeps serving", async () => {
+  const server = await start_test_server({ env: { BODY_TIMEOUT_MS: "300" } });
+  try {
+    const { key } = await server.create_account();
+    // A body that starts and then stalls.
+    let stalled: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        stalled = controller;
+        controller.enqueue(
+          new TextEncoder().encode('{"invoice_number": "A-1",'),
+        );
+      },
+    });
+    const slow = await fetch(`${server.url}/generate`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${key}`,
+        "Content-Type": "application/json",
+      },
+      body,
+    });
+    assertEquals(slow.status, 408);
+    assertEquals((await slow.json()).error.code, "request_timeout");
+    stalled?.close();
+
+    const huge_header = await fetch(`${server.url}/generate`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${key}`,
+        "X-Padding": "a".repeat(256 * 1024),
+      },
+      body: "{}",
+    });
+    assertEquals(huge_header.status, 400);
+    await huge_header.body?.cancel();
+
+    const after = await server.generate(key, full_invoice());
+    assertEquals(after.status, 200);
+    await after.arrayBuffer();
+  } finally {
+    await server.close();
+  }
+});

@@ -61,6 +61,10 @@ import {
 
 const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+// The memory-capped configuration of the README's sizing notes: small young
+// generations and a capped old generation in every isolate (request thread
+// and each render worker).
+const CAPPED_V8_FLAGS = "--max-semi-space-size=4,--max-old-space-size=128";
 // Team plan allows 10,000 a month; leave a margin for requests in flight
 // when an account's budget runs out.
 const REQUESTS_PER_ACCOUNT = 9_500;
@@ -84,6 +88,8 @@ function kill_running(): void {
 
 /** One measured level. */
 interface LevelResult {
+  /** What was measured: "pglite", "postgres" or "postgres, capped heap". */
+  target: string;
   database: "pglite" | "postgres";
   items: number;
   mode: "closed" | "paced";
@@ -120,6 +126,8 @@ interface LevelResult {
 interface Settings {
   seconds: number;
   databases: ("pglite" | "postgres")[];
+  /** V8 flags of the extra "capped heap" PostgreSQL run; empty: no such run. */
+  capped_v8_flags: string;
   postgres_server_url: string;
   rate: number;
   chromium_runs: number;
@@ -134,6 +142,7 @@ function read_settings(): Settings {
   return {
     seconds: Number(env("BENCH_SECONDS") ?? 5),
     databases,
+    capped_v8_flags: env("BENCH_CAPPED_V8_FLAGS") ?? CAPPED_V8_FLAGS,
     postgres_server_url: env("BENCH_DATABASE_URL") ??
       env("TEST_DATABASE_URL") ?? DEFAULT_POSTGRES_URL,
     rate: Number(env("BENCH_RATE") ?? 400),
@@ -443,13 +452,14 @@ function backend_cpu(pids: number[]): number {
 async function run_level(
   service: Service,
   level: {
-    database: "pglite" | "postgres";
+    target: Target;
     items: number;
     clients: number;
     seconds: number;
     rate?: number;
   },
 ): Promise<LevelResult> {
+  const database = level.target.database;
   const factory = new RequestFactory(service, level.items);
   await service.keys.ensure(level.seconds * 3_000);
   const connections = await Promise.all(
@@ -518,7 +528,8 @@ async function run_level(
   const cores = navigator.hardwareConcurrency || 1;
   const ours = service_cpu + backend + self_cpu;
   return {
-    database: level.database,
+    target: level.target.name,
+    database,
     items: level.items,
     mode: level.rate === undefined ? "closed" : "paced",
     clients: level.clients,
@@ -541,7 +552,7 @@ async function run_level(
       render_workers: per_request(threads.workers),
       v8_background: per_request(threads.v8),
       io_threads: per_request(threads.io),
-      ...(level.database === "postgres"
+      ...(database === "postgres"
         ? { postgres_backends: per_request(backend) }
         : {}),
       load_generator: per_request(self_cpu),
@@ -584,11 +595,40 @@ async function warm_up(
   for (const connection of finished) connection.close();
 }
 
-/** Every level against one database. */
-async function bench_database(
-  database: "pglite" | "postgres",
+/** One service configuration to measure. */
+interface Target {
+  name: string;
+  database: "pglite" | "postgres";
+  /** Arguments for `deno run` before `main.ts` (V8 flags). */
+  deno_args: string[];
+  /** All levels, or only 50 and 200 clients with 10 items. */
+  full: boolean;
+}
+
+function targets_of(settings: Settings): Target[] {
+  const targets: Target[] = settings.databases.map((database) => ({
+    name: database,
+    database,
+    deno_args: [],
+    full: true,
+  }));
+  if (settings.databases.includes("postgres") && settings.capped_v8_flags) {
+    targets.push({
+      name: "postgres, capped heap",
+      database: "postgres",
+      deno_args: [`--v8-flags=${settings.capped_v8_flags}`],
+      full: false,
+    });
+  }
+  return targets;
+}
+
+/** Every level against one service configuration. */
+async function bench_target(
+  target: Target,
   settings: Settings,
-): Promise<{ levels: LevelResult[]; quota: QuotaCheck } | undefined> {
+): Promise<TargetResult | undefined> {
+  const database = target.database;
   const cleanup: (() => Promise<void>)[] = [];
   const env: Record<string, string> = {
     ADMIN_TOKEN,
@@ -600,11 +640,23 @@ async function bench_database(
     if (value) env[name] = value;
   }
   let backend_pids: (() => Promise<number[]>) | undefined;
+  let first_start_rss_mb: number | undefined;
   try {
     if (database === "pglite") {
       const data_dir = await Deno.makeTempDir({ prefix: "bench-pglite-" });
       cleanup.push(() => Deno.remove(data_dir, { recursive: true }));
       env.DATA_DIR = data_dir;
+      // Measure a restarted service: the very first start also runs initdb,
+      // which leaves PGlite's WebAssembly memory much larger until the
+      // process ends (reported separately as first_start_rss_mb).
+      const first = await start_service_process(env, {
+        deno_args: target.deno_args,
+      });
+      running.add(first.child);
+      first_start_rss_mb = round(peak_rss_bytes(first.child.pid) / 2 ** 20, 0);
+      first.child.kill("SIGTERM");
+      await first.status;
+      running.delete(first.child);
     } else {
       let empty;
       try {
@@ -630,14 +682,19 @@ async function bench_database(
           select pid from pg_stat_activity where datname = ${name}
         `).map((row) => row.pid);
     }
-    const service = new Service(await start_service_process(env));
+    const service = new Service(
+      await start_service_process(env, { deno_args: target.deno_args }),
+    );
     running.add(service.process.child);
     cleanup.push(async () => {
       await service.stop();
       running.delete(service.process.child);
     });
     if (backend_pids) service.backend_pids = backend_pids;
-    console.error(`${database}: service pid ${service.pid} at ${service.url}`);
+    const idle_rss_mb = round(peak_rss_bytes(service.pid) / 2 ** 20, 0);
+    console.error(
+      `${target.name}: service pid ${service.pid} at ${service.url}`,
+    );
 
     const levels: LevelResult[] = [];
     const report = (result: LevelResult) => {
@@ -648,20 +705,27 @@ async function bench_database(
       );
     };
     await warm_up(service, { items: 10, clients: 8, seconds: 3 });
-    for (const clients of [1, 10, 50, 200]) {
+    for (const clients of target.full ? [1, 10, 50, 200] : [50, 200]) {
       report(
         await run_level(service, {
-          database,
+          target,
           items: 10,
           clients,
           seconds: settings.seconds,
         }),
       );
     }
+    if (!target.full) {
+      return {
+        levels,
+        quota: await check_quota(service),
+        idle_rss_mb,
+      };
+    }
     if (settings.rate > 0) {
       report(
         await run_level(service, {
-          database,
+          target,
           items: 10,
           clients: 50,
           seconds: settings.seconds,
@@ -673,7 +737,7 @@ async function bench_database(
     for (const clients of [1, 10]) {
       report(
         await run_level(service, {
-          database,
+          target,
           items: 300,
           clients,
           seconds: settings.seconds,
@@ -681,12 +745,21 @@ async function bench_database(
       );
     }
     const quota = await check_quota(service);
-    return { levels, quota };
+    return { levels, quota, idle_rss_mb, first_start_rss_mb };
   } finally {
     for (const step of cleanup.reverse()) {
       await step().catch((error) => console.error("cleanup:", error));
     }
   }
+}
+
+interface TargetResult {
+  levels: LevelResult[];
+  quota: QuotaCheck;
+  /** RSS of the idle service before any load, MB. */
+  idle_rss_mb: number;
+  /** PGlite: peak RSS of the first start (initdb + migrations), MB. */
+  first_start_rss_mb?: number;
 }
 
 interface QuotaCheck {
@@ -740,7 +813,7 @@ function measure_renderer(invoice: Invoice, runs: number): number {
 
 function format_table(levels: LevelResult[]): string {
   const header = [
-    "database",
+    "service",
     "items",
     "clients",
     "req/s",
@@ -753,7 +826,7 @@ function format_table(levels: LevelResult[]): string {
     "failures",
   ];
   const rows = levels.map((level) => [
-    level.database,
+    level.target,
     String(level.items),
     level.mode === "paced"
       ? `${level.clients} @ ${level.offered_rate}/s`
@@ -791,7 +864,7 @@ function format_table(levels: LevelResult[]): string {
 
 function format_cpu_table(levels: LevelResult[]): string {
   return levels.map((level) =>
-    `${level.database.padEnd(8)} ${String(level.items).padStart(3)} items ${
+    `${level.target.padEnd(21)} ${String(level.items).padStart(3)} items ${
       (level.mode === "paced"
         ? `${level.clients}@${level.offered_rate}/s`
         : String(level.clients)).padStart(7)
@@ -836,10 +909,10 @@ async function main(): Promise<void> {
   };
   Deno.addSignalListener("SIGINT", interrupted);
   const started_at = new Date();
-  const runs: Record<string, { levels: LevelResult[]; quota: QuotaCheck }> = {};
-  for (const database of settings.databases) {
-    const result = await bench_database(database, settings);
-    if (result) runs[database] = result;
+  const runs: Record<string, TargetResult> = {};
+  for (const target of targets_of(settings)) {
+    const result = await bench_target(target, settings);
+    if (result) runs[target.name] = result;
   }
   const levels = Object.values(runs).flatMap((run) => run.levels);
 
@@ -856,16 +929,23 @@ async function main(): Promise<void> {
   } else if (settings.chromium_runs > 0) {
     console.error("No /usr/bin/chromium: Chromium baseline skipped");
   }
-  const single = levels.find((level) =>
-    level.items === 10 && level.clients === 1 && level.mode === "closed"
-  );
+  const single_client = (target: string) =>
+    levels.find((level) =>
+      level.target === target && level.items === 10 && level.clients === 1 &&
+      level.mode === "closed"
+    );
+  const single = single_client("postgres") ?? single_client("pglite");
   const results = {
     generated_at: started_at.toISOString(),
     machine: await machine_description(),
     settings: { ...settings, postgres_server_url: undefined },
     levels,
-    quota: Object.fromEntries(
-      Object.entries(runs).map(([name, run]) => [name, run.quota]),
+    services: Object.fromEntries(
+      Object.entries(runs).map(([name, run]) => [name, {
+        quota: run.quota,
+        idle_rss_mb: run.idle_rss_mb,
+        first_start_rss_mb: run.first_start_rss_mb,
+      }]),
     ),
     renderer: { invoice: "10 items, Unicode", median_ms: renderer_median_ms },
     chromium: chromium && {
@@ -888,7 +968,11 @@ async function main(): Promise<void> {
     const q = run.quota;
     console.log(
       `${name}: ${q.pdfs_returned} PDFs returned, ${q.usage_charged} charged to ${q.accounts} accounts` +
-        (q.pdfs_returned === q.usage_charged ? " (equal)" : " (MISMATCH)"),
+        (q.pdfs_returned === q.usage_charged ? " (equal)" : " (MISMATCH)") +
+        `; idle RSS ${run.idle_rss_mb} MB` +
+        (run.first_start_rss_mb === undefined
+          ? ""
+          : `, first start (initdb) ${run.first_start_rss_mb} MB`),
     );
   }
   console.log(

@@ -13,12 +13,21 @@ export interface ServiceProcess {
   status: Promise<Deno.CommandStatus>;
 }
 
-/** Starts `main.ts` with `env` on a free loopback port and waits until it listens. */
+/**
+ * Starts `main.ts` with `env` on a free loopback port and waits until it
+ * listens. `deno_args` go before the script (e.g. `--v8-flags=…`).
+ */
 export async function start_service_process(
   env: Record<string, string>,
+  options: { deno_args?: string[] } = {},
 ): Promise<ServiceProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("../../main.ts", import.meta.url).pathname],
+    args: [
+      "run",
+      "-A",
+      ...(options.deno_args ?? []),
+      new URL("../../main.ts", import.meta.url).pathname,
+    ],
     env: { PORT: "0", HOST: "127.0.0.1", ...env },
     stdin: "null",
     stdout: "null",

@@ -53,6 +53,12 @@ export class RenderPool {
     return this.#queue.length;
   }
 
+  /** Workers with nothing to render: a render started now would not wait. */
+  get idle_workers(): number {
+    if (this.#queue.length > 0) return 0;
+    return this.#slots.filter((slot) => !slot.job).length;
+  }
+
   /** Renders one invoice; rejects with a 503 `ApiError` when full or too slow. */
   render(
     invoice: Invoice,

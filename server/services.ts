@@ -28,6 +28,12 @@ export interface ServicesOptions {
   rate_limit_per_minute?: number;
   /** Injectable clock, for month rollover tests. */
   now?: () => Date;
+  /**
+   * True when a render started now would not wait (a render worker is
+   * idle): generate_invoice then renders while the quota is reserved.
+   * Unset: never early (an in-thread render would only block the reservation).
+   */
+  render_early?: () => boolean;
   /** Told how long each render took, in seconds (metrics). */
   on_render?: (seconds: number) => void;
   /** Dashboard sign-up: open or not, and on what plan (default: open, Starter, active). */
@@ -35,6 +41,11 @@ export interface ServicesOptions {
 }
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+// After a reservation finds an account's month used up, its requests wait
+// for the quota before rendering for this long (see generate_invoice).
+const NO_EARLY_RENDER_AFTER_EXHAUSTED_MS = 60_000;
+// Bound on that memory; past it, it is forgotten (only costs early renders).
+const EXHAUSTED_MEMORY_LIMIT = 10_000;
 const RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
 /** Free previews (dashboard "Try it") an account may render a minute. */
 export const PREVIEWS_PER_MINUTE = 30;
@@ -137,6 +148,9 @@ export function create_services(
   const admin_digest = options.admin_token
     ? createHash("sha256").update(options.admin_token).digest()
     : undefined;
+
+  // `account_id:month` → until when (clock ms) not to render early.
+  const recently_exhausted = new Map<string, number>();
 
   const password_auth = create_password_auth(database, {
     policy: options.signup,
@@ -284,6 +298,18 @@ export function create_services(
           day,
           request_hash,
         };
+        // With a render worker idle, the render starts while the quota is
+        // reserved, so the two overlap instead of adding up (about 1 ms less
+        // per request at low load); the PDF is returned only after a
+        // successful reservation. Under load (no idle worker) renders wait
+        // for the quota as before, and so do accounts just found over their
+        // limit, so calling past the limit does not cost a render each time.
+        const exhausted_key = `${principal.account.id}:${month}`;
+        const early = options.render_early?.() &&
+            (recently_exhausted.get(exhausted_key) ?? 0) < at.getTime()
+          ? render(invoice)
+          : undefined;
+        early?.catch(() => {}); // awaited below, or deliberately dropped
         const reserved = await store.reserve_generation(database, {
           ...reservation,
           limit: plan.monthly_invoices,
@@ -296,6 +322,13 @@ export function create_services(
         );
         response.headers.set("X-Quota-Reset", reset);
         if (reserved.status === "exhausted") {
+          if (recently_exhausted.size >= EXHAUSTED_MEMORY_LIMIT) {
+            recently_exhausted.clear();
+          }
+          recently_exhausted.set(
+            exhausted_key,
+            at.getTime() + NO_EARLY_RENDER_AFTER_EXHAUSTED_MS,
+          );
           throw new ApiError(
             "quota_exceeded",
             `The ${plan.name} plan's limit of ${plan.monthly_invoices} invoices this month is used up; ` +
@@ -305,8 +338,11 @@ export function create_services(
         if (reserved.status === "replay") {
           response.headers.set("Idempotent-Replayed", "true");
         }
+        if (reserved.status === "reserved") {
+          recently_exhausted.delete(exhausted_key);
+        }
         try {
-          return await render(invoice);
+          return await (early ?? render(invoice));
         } catch (error) {
           if (reserved.status === "reserved") {
             await store.release_generation(database, reservation).catch(

@@ -180,6 +180,32 @@ export async function open_database(
   return await open_pglite(options.data_dir ?? "memory://");
 }
 
+/**
+ * The same database, but `observe` is told the name and duration (seconds,
+ * round trip included) of every {@linkcode PreparedStatement} run, failed
+ * ones too: the per-request database work, for metrics. The original is
+ * left as it is.
+ */
+export function observe_statements(
+  database: Database,
+  observe: (name: string, seconds: number) => void,
+): Database {
+  return {
+    ...database,
+    async run<T>(
+      statement: PreparedStatement,
+      params: readonly StatementParam[],
+    ): Promise<T[]> {
+      const started = performance.now();
+      try {
+        return await database.run<T>(statement, params);
+      } finally {
+        observe(statement.name, (performance.now() - started) / 1000);
+      }
+    },
+  };
+}
+
 async function open_postgres(url: string): Promise<Database> {
   await migrate_with_lock(url);
   const client = postgres(url, {

@@ -19,6 +19,7 @@ export {
   DatabaseUnavailableError,
   type Db,
   is_database_unavailable,
+  observe_statements,
   open_database,
   type OpenDatabaseOptions,
   type PreparedStatement,

@@ -60,6 +60,7 @@ export class Metrics {
   #requests = new Map<string, number>();
   #latency = new Map<string, Histogram>();
   #render = new Histogram();
+  #statements = new Map<string, Histogram>();
   #rejections = new Map<string, number>();
   #queue_depth: () => number = () => 0;
 
@@ -79,6 +80,17 @@ export class Metrics {
   /** Records how long one PDF took to render. */
   observe_render(seconds: number): void {
     this.#render.observe(seconds);
+  }
+
+  /** Records one database statement on a request path (name, round trip). */
+  observe_statement(name: string, seconds: number): void {
+    const key = `statement="${escape_label(name)}"`;
+    let histogram = this.#statements.get(key);
+    if (!histogram) {
+      histogram = new Histogram();
+      this.#statements.set(key, histogram);
+    }
+    histogram.observe(seconds);
   }
 
   /** Counts a rejection by error code (quota_exceeded, rate_limited, …). */
@@ -111,6 +123,11 @@ export class Metrics {
       "# HELP pdf_render_duration_seconds Time to render one PDF.",
       "# TYPE pdf_render_duration_seconds histogram",
       ...this.#render.render("pdf_render_duration_seconds", ""),
+      "# HELP db_statement_duration_seconds Per-request database statements, round trip included.",
+      "# TYPE db_statement_duration_seconds histogram",
+      ...[...this.#statements].flatMap(([labels, histogram]) =>
+        histogram.render("db_statement_duration_seconds", labels)
+      ),
       "# HELP render_queue_depth Renders waiting for a worker.",
       "# TYPE render_queue_depth gauge",
       `render_queue_depth ${this.#queue_depth()}`,

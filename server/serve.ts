@@ -1,7 +1,7 @@
 /**
  * Starting and stopping the whole service: database, services, HTTP server.
  */
-import { type Database, open_database } from "../db/mod.ts";
+import { type Database, observe_statements, open_database } from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
 import type { Config } from "./config.ts";
 import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
@@ -63,7 +63,12 @@ export async function start_server(
     plan: config.signup_plan,
     subscription_status: config.signup_subscription_status,
   };
-  const services = create_services(database, {
+  // The per-request statements (API key, quota) are timed for /metrics.
+  const timed = observe_statements(
+    database,
+    (name, seconds) => metrics.observe_statement(name, seconds),
+  );
+  const services = create_services(timed, {
     signup,
     on_render: (seconds) => metrics.observe_render(seconds),
     render_pdf,

@@ -27,6 +27,12 @@
  *   which a fresh `test_<uuid>` database is created and dropped. When the
  *   server cannot be reached the PostgreSQL runs are skipped.
  * - `BENCH_RATE`: offered rate of the paced run, requests/s (default 400).
+ * - `BENCH_ACCOUNTS`: Team accounts the requests are spread over (default
+ *   16; one account alone is capped at 600 a minute by its plan, so real
+ *   load comes from many).
+ * - `BENCH_CAPPED_V8_FLAGS`: V8 flags of an extra PostgreSQL run with capped
+ *   heaps (default `--max-semi-space-size=4,--max-old-space-size=128`; set
+ *   it empty to skip that run).
  * - `BENCH_CHROMIUM_RUNS`: measured Chromium renders (default 30; 0 skips).
  * - `RENDER_WORKERS`, `RENDER_QUEUE`, `RENDER_TIMEOUT_MS`: passed to the
  *   service (default: the service's own defaults).
@@ -111,6 +117,8 @@ interface LevelResult {
   server_ms: number;
   /** Mean time spent rendering (incl. waiting for a worker), ms. */
   render_ms: number;
+  /** Database statements per /generate and their mean round trip, ms. */
+  db: { statements_per_request: number; mean_ms: Record<string, number> };
   /** (server time − render time) / server time. */
   non_render_time_share: number;
   /** CPU ms per request: service threads by role, PostgreSQL backends, this load generator. */
@@ -128,6 +136,8 @@ interface Settings {
   databases: ("pglite" | "postgres")[];
   /** V8 flags of the extra "capped heap" PostgreSQL run; empty: no such run. */
   capped_v8_flags: string;
+  /** Team accounts the load is spread over. */
+  accounts: number;
   postgres_server_url: string;
   rate: number;
   chromium_runs: number;
@@ -142,7 +152,10 @@ function read_settings(): Settings {
   return {
     seconds: Number(env("BENCH_SECONDS") ?? 5),
     databases,
-    capped_v8_flags: env("BENCH_CAPPED_V8_FLAGS") ?? CAPPED_V8_FLAGS,
+    // Set but empty: no capped run.
+    capped_v8_flags: Deno.env.get("BENCH_CAPPED_V8_FLAGS")?.trim() ??
+      CAPPED_V8_FLAGS,
+    accounts: Number(env("BENCH_ACCOUNTS") ?? 16),
     postgres_server_url: env("BENCH_DATABASE_URL") ??
       env("TEST_DATABASE_URL") ?? DEFAULT_POSTGRES_URL,
     rate: Number(env("BENCH_RATE") ?? 400),
@@ -150,11 +163,15 @@ function read_settings(): Settings {
   };
 }
 
-/** Keys of Team accounts, each used for at most REQUESTS_PER_ACCOUNT requests. */
+/**
+ * Keys of Team accounts, taken in turn so the load is spread like traffic
+ * from many customers (one account alone is capped at 600 requests a minute
+ * by its plan), each used for at most REQUESTS_PER_ACCOUNT requests.
+ */
 class KeyRing {
   readonly #service: Service;
   readonly #keys: { key: string; account_id: string; left: number }[] = [];
-  #current = 0;
+  #next = 0;
   #topping_up: Promise<void> | undefined;
 
   constructor(service: Service) {
@@ -166,35 +183,35 @@ class KeyRing {
     return this.#keys.map((entry) => entry.account_id);
   }
 
-  /** Creates accounts until at least `requests` more can be charged. */
-  async ensure(requests: number): Promise<void> {
-    while (this.#left() < requests) await this.#add();
+  /**
+   * Creates accounts until `accounts` have budget left and at least
+   * `requests` more can be charged.
+   */
+  async ensure(options: { requests: number; accounts: number }): Promise<void> {
+    while (
+      this.#keys.filter((entry) => entry.left > 0).length < options.accounts ||
+      this.#keys.reduce((sum, entry) => sum + entry.left, 0) < options.requests
+    ) {
+      await this.#add();
+    }
   }
 
-  /** A key with budget left; creates an account when all are used up. */
+  /** The next key with budget left; creates an account when all are used up. */
   async take(): Promise<string> {
     for (;;) {
-      const entry = this.#keys[this.#current];
-      if (entry && entry.left > 0) {
-        entry.left -= 1;
-        return entry.key;
-      }
-      if (this.#current < this.#keys.length - 1) {
-        this.#current += 1;
-        continue;
+      for (let tries = 0; tries < this.#keys.length; tries++) {
+        const entry = this.#keys[this.#next];
+        this.#next = (this.#next + 1) % this.#keys.length;
+        if (entry.left > 0) {
+          entry.left -= 1;
+          return entry.key;
+        }
       }
       this.#topping_up ??= this.#add().finally(() => {
         this.#topping_up = undefined;
       });
       await this.#topping_up;
     }
-  }
-
-  #left(): number {
-    return this.#keys.slice(this.#current).reduce(
-      (sum, entry) => sum + entry.left,
-      0,
-    );
   }
 
   async #add(): Promise<void> {
@@ -249,12 +266,21 @@ class Service {
   }
 
   /** The /generate latency and render histogram sums and counts. */
-  async metrics(): Promise<
-    { http_sum: number; http_count: number; render_sum: number }
-  > {
+  async metrics(): Promise<ServiceMetrics> {
     const text = await (await fetch(new URL("/metrics", this.url))).text();
     const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+    const statements = new Map<string, { sum: number; count: number }>();
+    for (
+      const match of text.matchAll(
+        /^db_statement_duration_seconds_(sum|count)\{statement="([^"]+)"\} (\S+)$/gm,
+      )
+    ) {
+      const entry = statements.get(match[2]) ?? { sum: 0, count: 0 };
+      entry[match[1] as "sum" | "count"] = Number(match[3]);
+      statements.set(match[2], entry);
+    }
     return {
+      statements,
       http_sum: value(
         /^http_request_duration_seconds_sum\{route="\/generate"\} (\S+)$/m,
       ),
@@ -273,6 +299,15 @@ class Service {
     }
     await this.process.status;
   }
+}
+
+/** What the bench reads from /metrics. */
+interface ServiceMetrics {
+  http_sum: number;
+  http_count: number;
+  render_sum: number;
+  /** Request-path database statements: total seconds and count, by name. */
+  statements: Map<string, { sum: number; count: number }>;
 }
 
 /** Builds distinct /generate requests for one invoice shape. */
@@ -456,12 +491,17 @@ async function run_level(
     items: number;
     clients: number;
     seconds: number;
+    /** Accounts the requests are spread over. */
+    accounts: number;
     rate?: number;
   },
 ): Promise<LevelResult> {
   const database = level.target.database;
   const factory = new RequestFactory(service, level.items);
-  await service.keys.ensure(level.seconds * 3_000);
+  await service.keys.ensure({
+    requests: level.seconds * 3_000,
+    accounts: level.accounts,
+  });
   const connections = await Promise.all(
     Array.from(
       { length: level.clients },
@@ -520,6 +560,16 @@ async function run_level(
     count;
   const render_ms = 1000 *
     (metrics_after.render_sum - metrics_before.render_sum) / count;
+  let statements = 0;
+  const mean_ms: Record<string, number> = {};
+  for (const [name, after] of metrics_after.statements) {
+    const before = metrics_before.statements.get(name) ?? { sum: 0, count: 0 };
+    const calls = after.count - before.count;
+    statements += calls;
+    if (calls > 0) {
+      mean_ms[name] = round(1000 * (after.sum - before.sum) / calls, 3);
+    }
+  }
   const per_request = (seconds: number) =>
     round(1000 * seconds / Math.max(1, requests), 3);
   const service_cpu = threads.main + threads.workers + threads.v8 + threads.io;
@@ -546,6 +596,10 @@ async function run_level(
     peak_rss_mb: round(peak / 1024 / 1024, 1),
     server_ms: round(server_ms, 3),
     render_ms: round(render_ms, 3),
+    db: {
+      statements_per_request: round(statements / Math.max(1, count), 2),
+      mean_ms,
+    },
     non_render_time_share: round((server_ms - render_ms) / server_ms, 3),
     cpu_ms_per_request: {
       main_thread: per_request(threads.main),
@@ -712,6 +766,7 @@ async function bench_target(
           items: 10,
           clients,
           seconds: settings.seconds,
+          accounts: settings.accounts,
         }),
       );
     }
@@ -729,6 +784,7 @@ async function bench_target(
           items: 10,
           clients: 50,
           seconds: settings.seconds,
+          accounts: settings.accounts,
           rate: settings.rate,
         }),
       );
@@ -741,6 +797,7 @@ async function bench_target(
           items: 300,
           clients,
           seconds: settings.seconds,
+          accounts: settings.accounts,
         }),
       );
     }
@@ -870,6 +927,10 @@ function format_cpu_table(levels: LevelResult[]): string {
         : String(level.clients)).padStart(7)
     }: server ${level.server_ms.toFixed(2)} ms/req (render ${
       level.render_ms.toFixed(2)
+    }); DB ${level.db.statements_per_request} statements/req (${
+      Object.entries(level.db.mean_ms).map(([name, ms]) =>
+        `${name.replace(/^ink_/, "")} ${ms.toFixed(2)} ms`
+      ).join(", ")
     }); CPU ms/req ${
       Object.entries(level.cpu_ms_per_request).map(([name, ms]) =>
         `${name} ${ms.toFixed(2)}`

@@ -135,6 +135,8 @@ interface LevelResult {
   machine_busy_percent: number;
   /** Part of it used by other processes (other work on the machine skews results). */
   other_busy_percent: number;
+  /** CPU the hypervisor gave to other guests (a noisy host skews results). */
+  steal_percent: number;
 }
 
 interface Settings {
@@ -626,6 +628,11 @@ async function run_level(
       3,
     ),
     machine_busy_percent: round(100 * cores * machine_busy / machine_total, 0),
+    steal_percent: round(
+      100 * cores * (machine_after.steal - machine_before.steal) /
+        machine_total,
+      0,
+    ),
     other_busy_percent: round(
       Math.max(0, 100 * cores * (machine_busy - ours) / machine_total),
       0,
@@ -947,7 +954,7 @@ function format_cpu_table(levels: LevelResult[]): string {
       Object.entries(level.cpu_ms_per_request).map(([name, ms]) =>
         `${name} ${ms.toFixed(2)}`
       ).join(", ")
-    }; machine ${level.machine_busy_percent}% (others ${level.other_busy_percent}%)`
+    }; machine ${level.machine_busy_percent}% (others ${level.other_busy_percent}%, steal ${level.steal_percent}%)`
   ).join("\n");
 }
 

@@ -73,15 +73,24 @@ export function process_cpu_seconds(pid: number | "self"): number {
   }
 }
 
-/** Busy and total CPU seconds of the whole machine since boot (/proc/stat). */
-export function machine_cpu_seconds(): { busy: number; total: number } {
+/**
+ * Busy, stolen (taken by the hypervisor for other guests) and total CPU
+ * seconds of the whole machine since boot (/proc/stat).
+ */
+export function machine_cpu_seconds(): {
+  busy: number;
+  steal: number;
+  total: number;
+} {
   const line = Deno.readTextFileSync("/proc/stat").split("\n")[0];
   const values = line.trim().split(/\s+/).slice(1).map(Number);
   const total = values.slice(0, 8).reduce((sum, value) => sum + value, 0);
-  // idle and iowait are fields 4 and 5 of the "cpu" line.
+  // idle, iowait and steal are fields 4, 5 and 8 of the "cpu" line.
   const idle = values[3] + values[4];
+  const steal = values[7] ?? 0;
   return {
-    busy: (total - idle) / TICKS_PER_SECOND,
+    busy: (total - idle - steal) / TICKS_PER_SECOND,
+    steal: steal / TICKS_PER_SECOND,
     total: total / TICKS_PER_SECOND,
   };
 }

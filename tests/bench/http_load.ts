@@ -900,6 +900,7 @@ function format_table(levels: LevelResult[]): string {
     "non-render time",
     "non-render CPU",
     "failures",
+    "steal",
   ];
   const rows = levels.map((level) => [
     level.target,
@@ -917,6 +918,7 @@ function format_table(levels: LevelResult[]): string {
     String(
       Object.values(level.failures).reduce((sum, n) => sum + n, 0),
     ),
+    `${level.steal_percent}%`,
   ]);
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => row[column].length))

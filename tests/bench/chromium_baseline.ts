@@ -10,21 +10,10 @@
  * @module
  */
 import type { Invoice } from "../../contract/mod.ts";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { invoice_html } from "./invoice_html.ts";
 
-/** Where the Debian package installs Chromium. */
-export const CHROMIUM_PATH = "/usr/bin/chromium";
-
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
+export { CHROMIUM_PATH } from "../helpers/browser.ts";
 
 // "Page X of Y" like our PDF; Chromium fills in the two spans.
 const FOOTER =

@@ -8,6 +8,21 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 /** Where Debian's `chromium` package puts the browser. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
+/**
+ * Headless flags for Debian's Chromium on a closed network: without the
+ * background-networking ones it keeps trying (and failing) to phone home.
+ */
+export const CHROMIUM_ARGS: string[] = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
 /** Where tests save screenshots (gitignored). */
 export const ARTIFACTS_DIR = new URL(
   "../artifacts/dashboard/",
@@ -53,16 +68,7 @@ export async function launch_browser(): Promise<TestBrowser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     viewport: VIEWPORTS.desktop,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
+    args: CHROMIUM_ARGS,
   });
   const page = context.pages()[0] ?? await context.newPage();
   const problems: string[] = [];

@@ -320,8 +320,7 @@ export function create_app(options: AppOptions): Handler {
     }
   }
 
-  async function route(request: Request): Promise<Response> {
-    const url = new URL(request.url);
+  async function route(request: Request, url: URL): Promise<Response> {
     const path = url.pathname;
     if (path === "/generate" || path === "/generate/") {
       return await generate(request);
@@ -354,11 +353,10 @@ export function create_app(options: AppOptions): Handler {
   }
 
   /** The origin to echo in CORS headers, when the API is open to it. */
-  function allowed_origin(request: Request): string | undefined {
+  function allowed_origin(request: Request, path: string): string | undefined {
     const origin = request.headers.get("origin");
     const origins = options.cors_origins ?? [];
     if (!origin || origins.length === 0) return undefined;
-    const path = new URL(request.url).pathname;
     if (path !== "/generate" && !path.startsWith("/trpc/")) return undefined;
     if (origins.includes("*")) return "*";
     return origins.includes(origin) ? origin : undefined;
@@ -371,11 +369,13 @@ export function create_app(options: AppOptions): Handler {
       ? incoming_id
       : crypto.randomUUID();
     let response: Response;
-    const cors_origin = allowed_origin(request);
+    // Parsed once: routing, CORS, metrics and the log all need the path.
+    const url = new URL(request.url);
+    const cors_origin = allowed_origin(request, url.pathname);
     try {
       response = cors_origin && request.method === "OPTIONS"
         ? new Response(null, { status: 204, headers: PREFLIGHT_HEADERS })
-        : await route(request);
+        : await route(request, url);
     } catch (error) {
       log_fault(error);
       response = error_response(to_api_error(error));
@@ -390,7 +390,7 @@ export function create_app(options: AppOptions): Handler {
       response.headers.append("Vary", "Origin");
     }
     const seconds = (performance.now() - started) / 1000;
-    const route_label = route_template(new URL(request.url).pathname);
+    const route_label = route_template(url.pathname);
     options.metrics?.observe_request(route_label, response.status, seconds);
     const error_code = error_codes.get(response);
     if (error_code === "quota_exceeded" || error_code === "rate_limited") {
@@ -400,7 +400,7 @@ export function create_app(options: AppOptions): Handler {
       time: new Date().toISOString(),
       request_id,
       method: request.method,
-      path: new URL(request.url).pathname,
+      path: url.pathname,
       status: response.status,
       account_id: request_contexts.get(request)?.response.account_id ?? null,
       ...(error_code ? { error: error_code } : {}),

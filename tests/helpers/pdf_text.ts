@@ -45,11 +45,21 @@ export interface RunResult {
 }
 
 async function run(command: string, args: string[]): Promise<RunResult> {
-  const output = await new Deno.Command(command, {
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  let output: Deno.CommandOutput;
+  try {
+    output = await new Deno.Command(command, {
+      args,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error(
+        `${command} is not installed: apt-get install poppler-utils qpdf (.ci/run does this)`,
+      );
+    }
+    throw error;
+  }
   const decoder = new TextDecoder();
   return {
     code: output.code,

@@ -98,7 +98,7 @@ export interface Services {
    * `rate_limited` (with `Retry-After` set on `response`).
    */
   sign_in(
-    input: { email: string; password: string },
+    input: { email: string; password: string; client_address?: string },
     response: ResponseSink,
   ): Promise<AccountView>;
 }
@@ -113,6 +113,8 @@ export interface ServiceContext {
   session_control?: SessionControl;
   /** True when the HTTP face streams the PDF bytes itself (REST `POST /generate`). */
   binary_pdf: boolean;
+  /** The address the request came from (the TCP peer), for per-client limits. */
+  client_address?: string;
   response: ResponseSink;
   services: Services;
 }

@@ -143,7 +143,10 @@ export const app_router = t.router({
       .output(SignedInSchema)
       .mutation(async ({ ctx, input }) => {
         const control = session_control_of(ctx);
-        const account = await ctx.services.sign_in(input, ctx.response);
+        const account = await ctx.services.sign_in(
+          { ...input, client_address: ctx.client_address },
+          ctx.response,
+        );
         await control.start(account.id);
         ctx.response.account_id = account.id;
         return { account };

@@ -51,7 +51,10 @@ export interface AppOptions {
 }
 
 /** A request handler for `Deno.serve`. */
-export type Handler = (request: Request) => Promise<Response>;
+export type Handler = (
+  request: Request,
+  info?: { remoteAddr: Deno.Addr },
+) => Promise<Response>;
 
 const SECURITY_HEADERS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
@@ -86,6 +89,9 @@ const PREFLIGHT_HEADERS = {
 const never_aborted = new AbortController().signal;
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+// The TCP peer of each request (never a forwarded header, which clients forge).
+const client_addresses = new WeakMap<Request, string>();
 
 // The context of each request, so the request log can name the account.
 const request_contexts = new WeakMap<Request, ServiceContext>();
@@ -188,6 +194,7 @@ export function create_app(options: AppOptions): Handler {
       session,
       session_control: options.session_control?.(request, response),
       binary_pdf,
+      client_address: client_addresses.get(request),
       response,
       services: options.services,
     };
@@ -362,8 +369,14 @@ export function create_app(options: AppOptions): Handler {
     return origins.includes(origin) ? origin : undefined;
   }
 
-  return async function handle(request: Request): Promise<Response> {
+  return async function handle(
+    request: Request,
+    info?: { remoteAddr: Deno.Addr },
+  ): Promise<Response> {
     const started = performance.now();
+    if (info?.remoteAddr && "hostname" in info.remoteAddr) {
+      client_addresses.set(request, info.remoteAddr.hostname);
+    }
     const incoming_id = request.headers.get("x-request-id");
     const request_id = incoming_id && REQUEST_ID_PATTERN.test(incoming_id)
       ? incoming_id

@@ -17,6 +17,10 @@ import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
 import { ConfigError, load_config } from "../server/config.ts";
 import { schema } from "../db/mod.ts";
+import {
+  SIGN_IN_LIMIT,
+  SIGN_IN_LIMIT_PER_ADDRESS,
+} from "../server/dashboard/auth.ts";
 
 const PASSWORD = "correct horse battery staple";
 // A fixed clock in the middle of a 15-minute window: rate-limit windows and
@@ -442,6 +446,41 @@ Deno.test("sign-in: one answer for unknown e-mail and wrong password; rate-limit
         await later.body?.cancel();
       },
     );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("sign-in: one client address cannot guess across many accounts", async () => {
+  let now = START;
+  const server = await start_test_server({ now: () => now });
+  try {
+    const owner = unique_email("owner");
+    await sign_up(server, owner);
+    for (let attempt = 1; attempt <= SIGN_IN_LIMIT_PER_ADDRESS; attempt++) {
+      const response = await mutate(server, "auth.sign_in", {
+        email: unique_email(`spray${attempt}`),
+        password: PASSWORD,
+      });
+      assertEquals(response.status, 401, `attempt ${attempt}`);
+      await response.body?.cancel();
+    }
+    // Past the per-address limit even a right password on a fresh e-mail waits.
+    const limited = await mutate(server, "auth.sign_in", {
+      email: owner,
+      password: PASSWORD,
+    });
+    assertEquals(limited.status, 429);
+    const body = await limited.json();
+    assertEquals(body.error.data.code, "rate_limited");
+    assertMatch(body.error.message, /from this address/);
+    now = new Date(START.getTime() + SIGN_IN_LIMIT.window_seconds * 1000);
+    const later = await mutate(server, "auth.sign_in", {
+      email: owner,
+      password: PASSWORD,
+    });
+    assertEquals(later.status, 200);
+    await later.body?.cancel();
   } finally {
     await server.close();
   }

@@ -36,6 +36,13 @@ export const DEFAULT_SIGNUP_POLICY: SignupPolicy = {
  */
 export const SIGN_IN_LIMIT = { attempts: 10, window_seconds: 15 * 60 } as const;
 
+/**
+ * Sign-in attempts per client address in the same window, whatever the
+ * e-mail: stops one client from guessing across many accounts. Generous,
+ * since many people can share one address (offices, NAT).
+ */
+export const SIGN_IN_LIMIT_PER_ADDRESS = 50;
+
 /** The same answer for an unknown e-mail and a wrong password. */
 const WRONG_CREDENTIALS = "Wrong e-mail or password";
 
@@ -47,7 +54,7 @@ export interface PasswordAuth {
   ): Promise<store.CreateAccountInput>;
   /** The account whose password this is; throws `unauthorized` or `rate_limited`. */
   sign_in(
-    input: { email: string; password: string },
+    input: { email: string; password: string; client_address?: string },
     response: ResponseSink,
   ): Promise<store.Account>;
 }
@@ -81,23 +88,37 @@ export function create_password_auth(
     async sign_in(input, response) {
       const email = store.normalize_email(input.email);
       const now = options.now();
-      const hit = await store.hit_rate_limit(database, {
-        bucket: `signin:${email}`,
-        now,
-        window_seconds: SIGN_IN_LIMIT.window_seconds,
-      });
-      if (hit.count > SIGN_IN_LIMIT.attempts) {
-        const seconds = Math.max(
-          1,
-          Math.ceil((hit.reset_at.getTime() - now.getTime()) / 1000),
-        );
-        response.headers.set("Retry-After", String(seconds));
-        throw new ApiError(
-          "rate_limited",
-          `Too many sign-in attempts for this e-mail; try again in ${
-            Math.ceil(seconds / 60)
-          } minute(s)`,
-        );
+      // Counted per client address and per e-mail: one guesser can neither
+      // try many passwords on one account nor one password on many accounts.
+      const limits: [string, number, string][] = [
+        [`signin:${email}`, SIGN_IN_LIMIT.attempts, "for this e-mail"],
+      ];
+      if (input.client_address) {
+        limits.unshift([
+          `signin-address:${input.client_address}`,
+          SIGN_IN_LIMIT_PER_ADDRESS,
+          "from this address",
+        ]);
+      }
+      for (const [bucket, attempts, scope] of limits) {
+        const hit = await store.hit_rate_limit(database, {
+          bucket,
+          now,
+          window_seconds: SIGN_IN_LIMIT.window_seconds,
+        });
+        if (hit.count > attempts) {
+          const seconds = Math.max(
+            1,
+            Math.ceil((hit.reset_at.getTime() - now.getTime()) / 1000),
+          );
+          response.headers.set("Retry-After", String(seconds));
+          throw new ApiError(
+            "rate_limited",
+            `Too many sign-in attempts ${scope}; try again in ${
+              Math.ceil(seconds / 60)
+            } minute(s)`,
+          );
+        }
       }
       const account = await store.find_account_by_email(database, email);
       const stored = account

@@ -64,7 +64,8 @@ export class DuplicateEmailError extends Error {
   }
 }
 
-const account_columns = {
+/** The columns of an {@linkcode Account}, for selects that return one. */
+export const account_columns = {
   id: accounts.id,
   email: accounts.email,
   name: accounts.name,

@@ -5,7 +5,7 @@
  * @module
  */
 import { and, eq, gt, lt, sql } from "drizzle-orm";
-import type { Account } from "./accounts.ts";
+import { type Account, account_columns } from "./accounts.ts";
 import type { Database } from "./database.ts";
 import { is_uuid, query_rows, random_token, sha256_hex } from "./_util.ts";
 import { accounts, sessions } from "./schema.ts";
@@ -64,15 +64,7 @@ export async function get_session(
   const now = options.now ?? new Date();
   const id_hash = await sha256_hex(token);
   const rows = await database.db.select({
-    account: {
-      id: accounts.id,
-      email: accounts.email,
-      name: accounts.name,
-      plan: accounts.plan,
-      subscription_status: accounts.subscription_status,
-      created_at: accounts.created_at,
-      updated_at: accounts.updated_at,
-    },
+    account: account_columns,
     csrf_token: sessions.csrf_token,
     expires_at: sessions.expires_at,
   }).from(sessions)

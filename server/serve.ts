@@ -5,6 +5,7 @@ import { type Database, observe_statements, open_database } from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
 import type { Config } from "./config.ts";
 import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
+import { start_housekeeping } from "./housekeeping.ts";
 import { Metrics } from "./metrics.ts";
 import { RenderPool } from "./render_pool.ts";
 import { create_services, type RenderPdf } from "./services.ts";
@@ -57,6 +58,10 @@ export async function start_server(
       ? (invoice) => pool.render(invoice)
       : (invoice) => Promise.resolve(render_invoice_pdf(invoice)));
   const metrics = new Metrics();
+  const stop_housekeeping = start_housekeeping(database, {
+    interval_ms: 10 * 60 * 1000,
+    now: options.now ?? (() => new Date()),
+  });
   if (pool) metrics.track_queue_depth(() => pool.queue_depth);
   const signup: SignupPolicy = {
     enabled: config.signup_enabled,
@@ -120,6 +125,7 @@ export async function start_server(
     shutdown() {
       closing ??= (async () => {
         await server.shutdown();
+        stop_housekeeping();
         await pool?.close();
         if (owns_database) await database.close();
       })();

@@ -1,0 +1,53 @@
+/**
+ * Periodic clean-up of rows that only matter for a while: rate-limit windows
+ * (a row per account and minute), idempotency receipts of past months and
+ * expired dashboard sessions. Safe to run on every instance at once.
+ */
+import {
+  type Database,
+  prune_rate_limit_windows,
+  prune_receipts,
+  prune_sessions,
+} from "../db/mod.ts";
+
+/** Rate-limit windows are kept this long (the longest window is 15 minutes). */
+const RATE_WINDOW_RETENTION_MS = 60 * 60 * 1000;
+
+/** What one clean-up removed. */
+export interface HousekeepingResult {
+  rate_limit_windows: number;
+  receipts: number;
+  sessions: number;
+}
+
+/** Deletes what is no longer needed at `now`. */
+export async function run_housekeeping(
+  database: Database,
+  now: Date,
+): Promise<HousekeepingResult> {
+  return {
+    rate_limit_windows: await prune_rate_limit_windows(
+      database,
+      new Date(now.getTime() - RATE_WINDOW_RETENTION_MS),
+    ),
+    // Replays are free only within their month, so older receipts are dead.
+    receipts: await prune_receipts(database, {
+      before_month: now.toISOString().slice(0, 7),
+    }),
+    sessions: await prune_sessions(database, now),
+  };
+}
+
+/** Runs {@link run_housekeeping} every `interval_ms`; returns a stop function. */
+export function start_housekeeping(
+  database: Database,
+  options: { interval_ms: number; now: () => Date },
+): () => void {
+  const timer = setInterval(() => {
+    // A failure (say, the database is down) is retried at the next tick.
+    run_housekeeping(database, options.now()).catch(() => {});
+  }, options.interval_ms);
+  // Never the reason the process stays alive.
+  Deno.unrefTimer(timer);
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,79 @@
+import { assertEquals } from "./assert.ts";
+import { open_test_database } from "./helpers/test_database.ts";
+import {
+  create_account,
+  create_session,
+  get_session,
+  hit_rate_limit,
+  reserve_generation,
+} from "../db/mod.ts";
+import { run_housekeeping } from "../server/housekeeping.ts";
+
+Deno.test("housekeeping removes old rate windows, past months' receipts and expired sessions only", async () => {
+  const { database, close } = await open_test_database();
+  try {
+    const now = new Date("2026-11-23T12:00:00Z");
+    const account = await create_account(database, {
+      email: "hk@example.com",
+      plan: "starter",
+    });
+    const old_window = new Date("2026-11-23T10:00:00Z");
+    const window = { bucket: "account:hk", window_seconds: 60 };
+    await hit_rate_limit(database, { ...window, now: old_window });
+    await hit_rate_limit(database, { ...window, now });
+    const reservation = {
+      account_id: account.id,
+      limit: 150,
+      request_hash: "h1",
+    };
+    await reserve_generation(database, {
+      ...reservation,
+      month: "2026-10",
+      day: "2026-10-31",
+    });
+    await reserve_generation(database, {
+      ...reservation,
+      month: "2026-11",
+      day: "2026-11-23",
+    });
+    const expired = await create_session(database, {
+      account_id: account.id,
+      ttl_seconds: 60,
+      now: new Date("2026-11-23T11:00:00Z"),
+    });
+    const live = await create_session(database, {
+      account_id: account.id,
+      ttl_seconds: 3600,
+      now,
+    });
+
+    const removed = await run_housekeeping(database, now);
+    assertEquals(removed, { rate_limit_windows: 1, receipts: 1, sessions: 1 });
+
+    // The old window starts afresh; the current one kept its count.
+    assertEquals(
+      (await hit_rate_limit(database, { ...window, now: old_window })).count,
+      1,
+    );
+    assertEquals((await hit_rate_limit(database, { ...window, now })).count, 2);
+    // This month's receipt still makes a retry free.
+    const retry = await reserve_generation(database, {
+      ...reservation,
+      month: "2026-11",
+      day: "2026-11-23",
+    });
+    assertEquals(retry.status, "replay");
+    assertEquals(
+      await get_session(database, expired.token, {
+        now: new Date("2026-11-23T11:00:30Z"),
+      }),
+      undefined,
+    );
+    assertEquals(
+      (await get_session(database, live.token, { now }))?.account.id,
+      account.id,
+    );
+  } finally {
+    await close();
+  }
+});

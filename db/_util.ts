@@ -1,6 +1,6 @@
 // Internal helpers shared by the repositories; not re-exported from mod.ts.
 import { createHash } from "node:crypto";
-import type { SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "./database.ts";
 
 /** Runs a raw statement and returns its rows, whichever driver is in use. */
@@ -12,6 +12,18 @@ export async function query_rows<T>(
   const result: unknown = await database.db.execute(query);
   if (Array.isArray(result)) return result as T[];
   return (result as { rows: T[] }).rows;
+}
+
+/** Runs a `delete … returning 1` statement and returns how many rows went. */
+export async function count_deleted(
+  database: Database,
+  delete_statement: SQL,
+): Promise<number> {
+  const rows = await query_rows<{ n: number | string }>(
+    database,
+    sql`with gone as (${delete_statement}) select count(*)::int as n from gone`,
+  );
+  return to_number(rows[0]?.n ?? 0);
 }
 
 const UUID_PATTERN =

@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Database } from "./database.ts";
-import { query_rows, to_number } from "./_util.ts";
+import { count_deleted, query_rows, to_number } from "./_util.ts";
 
 /** Input for {@linkcode hit_rate_limit}. */
 export interface HitRateLimitInput {
@@ -61,16 +61,9 @@ export async function prune_rate_limit_windows(
   database: Database,
   before: Date,
 ): Promise<number> {
-  const rows = await query_rows<{ n: number | string }>(
+  return await count_deleted(
     database,
-    sql`
-      with gone as (
-        delete from rate_limit_windows
-        where window_start < ${before.toISOString()}::timestamptz
-        returning 1
-      )
-      select count(*)::int as n from gone
-    `,
+    sql`delete from rate_limit_windows
+      where window_start < ${before.toISOString()}::timestamptz returning 1`,
   );
-  return to_number(rows[0]?.n ?? 0);
 }

@@ -7,7 +7,7 @@
 import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { type Account, account_columns } from "./accounts.ts";
 import type { Database } from "./database.ts";
-import { is_uuid, query_rows, random_token, sha256_hex } from "./_util.ts";
+import { count_deleted, is_uuid, random_token, sha256_hex } from "./_util.ts";
 import { accounts, sessions } from "./schema.ts";
 
 /** Returned once by {@linkcode create_session}. */
@@ -90,15 +90,10 @@ export async function prune_sessions(
   database: Database,
   before: Date,
 ): Promise<number> {
-  const rows = await query_rows<{ n: number | string }>(
+  return await count_deleted(
     database,
-    sql`
-      with gone as (
-        delete from sessions where ${lt(sessions.expires_at, before)}
-        returning 1
-      )
-      select count(*)::int as n from gone
-    `,
+    sql`delete from sessions where ${
+      lt(sessions.expires_at, before)
+    } returning 1`,
   );
-  return Number(rows[0]?.n ?? 0);
 }

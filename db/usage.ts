@@ -10,7 +10,7 @@
  */
 import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
 import type { Database, PreparedStatement } from "./database.ts";
-import { is_uuid, query_rows, to_number } from "./_util.ts";
+import { count_deleted, is_uuid, query_rows, to_number } from "./_util.ts";
 import { usage_daily, usage_monthly } from "./schema.ts";
 
 /** Input for {@linkcode reserve_generation}. */
@@ -251,15 +251,9 @@ export async function prune_receipts(
   options: { before_month: string },
 ): Promise<number> {
   check_month(options.before_month);
-  const rows = await query_rows<{ n: number | string }>(
+  return await count_deleted(
     database,
-    sql`
-      with gone as (
-        delete from generation_receipts where month < ${options.before_month}
-        returning 1
-      )
-      select count(*)::int as n from gone
-    `,
+    sql`delete from generation_receipts
+      where month < ${options.before_month} returning 1`,
   );
-  return to_number(rows[0]?.n ?? 0);
 }

@@ -9,6 +9,7 @@ import {
   prune_receipts,
   prune_sessions,
 } from "../db/mod.ts";
+import { month_of } from "./services.ts";
 
 /** Rate-limit windows are kept this long (the longest window is 15 minutes). */
 const RATE_WINDOW_RETENTION_MS = 60 * 60 * 1000;
@@ -32,7 +33,7 @@ export async function run_housekeeping(
     ),
     // Replays are free only within their month, so older receipts are dead.
     receipts: await prune_receipts(database, {
-      before_month: now.toISOString().slice(0, 7),
+      before_month: month_of(now),
     }),
     sessions: await prune_sessions(database, now),
   };

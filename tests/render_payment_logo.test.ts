@@ -12,7 +12,7 @@ import {
   assertStringIncludes,
 } from "./assert.ts";
 import { pdf_page_count, pdf_text, qpdf_check } from "./helpers/pdf_text.ts";
-import { logo_of, noisy_png_logo, sample_png_logo } from "./helpers/images.ts";
+import { logo_of, noisy_png_logo } from "./helpers/images.ts";
 import {
   credit_note,
   german_vat_invoice,

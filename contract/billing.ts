@@ -18,6 +18,9 @@ export const BillingSchema = z.object({
   stripe_status: z.string().nullable().describe(
     "Stripe's subscription status: active, trialing, past_due, unpaid, canceled, …",
   ),
+  stripe_price_id: z.string().nullable().describe(
+    "The subscription's Stripe price (one of the configured STRIPE_PRICE_* ids).",
+  ),
   current_period_end: z.string().nullable().describe(
     "End of the paid period, ISO 8601.",
   ),

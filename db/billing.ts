@@ -166,7 +166,7 @@ export async function set_operator_override(
  */
 export async function record_stripe_event(
   database: Database,
-  event: { id: string; type: string },
+  event: { id: string; type: string; received_at?: Date },
 ): Promise<boolean> {
   const rows = await database.db.insert(stripe_events).values(event)
     .onConflictDoNothing().returning({ id: stripe_events.id });

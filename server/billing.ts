@@ -104,6 +104,7 @@ export function empty_billing(enabled: boolean): BillingView {
     stripe_customer_id: null,
     stripe_subscription_id: null,
     stripe_status: null,
+    stripe_price_id: null,
     current_period_end: null,
     cancel_at_period_end: false,
     pending_plan: null,
@@ -123,6 +124,7 @@ export function billing_view(
     stripe_customer_id: record.stripe_customer_id,
     stripe_subscription_id: record.stripe_subscription_id,
     stripe_status: record.stripe_status,
+    stripe_price_id: record.stripe_price_id,
     current_period_end: record.current_period_end?.toISOString() ?? null,
     cancel_at_period_end: record.cancel_at_period_end,
     pending_plan: record.pending_plan,
@@ -441,7 +443,7 @@ export function create_billing(
           options.stripe.webhook_secret,
           options.webhook_tolerance_seconds ?? 300,
           undefined,
-          Math.floor(now().getTime() / 1000),
+          now().getTime(), // milliseconds, despite the parameter's name
         );
       } catch (error) {
         throw new ApiError(
@@ -457,6 +459,7 @@ export function create_billing(
       const first = await store.record_stripe_event(database, {
         id: event.id,
         type: event.type,
+        received_at: now(),
       });
       if (!first) return { received: true, ignored: "duplicate" };
       try {

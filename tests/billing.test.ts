@@ -92,9 +92,11 @@ async function deliver(
   });
 }
 
+/** The admin API's view of an account (parsed JSON). */
 async function account_of(
   server: TestServer,
   account_id: string,
+  // deno-lint-ignore no-explicit-any
 ): Promise<Record<string, any>> {
   const response = await server.admin(`/admin/accounts/${account_id}`);
   assertEquals(response.status, 200);

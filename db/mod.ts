@@ -92,3 +92,16 @@ export {
   SUBSCRIPTION_STATUSES,
   type SubscriptionStatus,
 } from "./schema.ts";
+export {
+  apply_subscription_state,
+  type BillingRecord,
+  find_billing_by_customer,
+  forget_stripe_event,
+  get_billing,
+  link_stripe_customer,
+  prune_stripe_events,
+  record_stripe_event,
+  set_operator_override,
+  set_pending_plan,
+  type SubscriptionState,
+} from "./billing.ts";

@@ -16,6 +16,7 @@ import {
   type UsageView,
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
+import { type Billing, billing_view } from "./billing.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
 
 /** Renders a validated invoice to PDF bytes. */
@@ -38,6 +39,8 @@ export interface ServicesOptions {
   on_render?: (seconds: number) => void;
   /** Dashboard sign-up: open or not, and on what plan (default: open, Starter, active). */
   signup?: SignupPolicy;
+  /** Stripe billing; unset: billing is off and plans change through the operator. */
+  billing?: Billing;
 }
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
@@ -197,6 +200,23 @@ export function create_services(
       resets_at: next_month_start(at).toISOString(),
       daily,
     };
+  }
+
+  async function billing_of(account_id: string) {
+    return billing_view(
+      await store.get_billing(database, account_id),
+      options.billing !== undefined,
+    );
+  }
+
+  function require_billing(): Billing {
+    if (!options.billing) {
+      throw new ApiError(
+        "not_found",
+        "Billing is not set up on this server; plan changes are made by the operator",
+      );
+    }
+    return options.billing;
   }
 
   async function require_account(account_id: string): Promise<store.Account> {
@@ -403,22 +423,65 @@ export function create_services(
     get_account(account_id: string) {
       return with_database(async () => {
         const account = await require_account(account_id);
-        return { ...account_view(account), usage: await usage_of(account) };
+        return {
+          ...account_view(account),
+          usage: await usage_of(account),
+          billing: await billing_of(account.id),
+        };
       });
     },
 
     update_account(account_id, changes) {
       return with_database(async () => {
-        const account = await store.update_account(
+        const { billing_override, ...account_changes } = changes;
+        let account = await store.update_account(
           database,
           account_id,
-          changes,
+          account_changes,
         );
         if (!account) {
           throw new ApiError("not_found", "No account with this id");
         }
-        return { ...account_view(account), usage: await usage_of(account) };
+        // A hand-made plan or status on a Stripe-billed account is an
+        // override, kept until the operator hands the account back.
+        const by_hand = account_changes.plan !== undefined ||
+          account_changes.subscription_status !== undefined;
+        const override = billing_override ?? (by_hand ? true : undefined);
+        if (override !== undefined) {
+          if (!override && options.billing) {
+            await options.billing.set_override(account_id, false);
+            account = await require_account(account_id);
+          } else {
+            await store.set_operator_override(database, account_id, override);
+          }
+        }
+        return {
+          ...account_view(account),
+          usage: await usage_of(account),
+          billing: await billing_of(account.id),
+        };
       });
+    },
+
+    get_billing(account_id: string) {
+      return with_database(async () => {
+        await require_account(account_id);
+        return await billing_of(account_id);
+      });
+    },
+
+    change_plan(principal, input) {
+      return with_database(async () => {
+        const billing = require_billing();
+        const account = await require_account(principal.account.id);
+        return await billing.change_plan(account, input);
+      });
+    },
+
+    open_billing_portal(principal, input) {
+      return with_database(() =>
+        require_billing().portal(principal.account.id, input.base_url)
+      );
     },
 
     get_usage(account_id: string) {

@@ -25,6 +25,9 @@ export const PLANS = {
   },
 } as const;
 
+/** Requests a minute an account may make with its test keys, whatever the plan. */
+export const TEST_KEY_REQUESTS_PER_MINUTE = 60;
+
 /** A plan identifier. */
 export type Plan = keyof typeof PLANS;
 
@@ -67,6 +70,9 @@ export const UsageSchema = z.object({
   ),
   daily: z.array(z.object({ day: z.string(), count: z.number().int() }))
     .describe("Successful generations per day of this month (counts only)."),
+  test_calls: z.number().int().describe(
+    "Invoices generated with test keys this month; never counted in `used`.",
+  ),
 }).meta({ id: "Usage" });
 
 /** This month's usage of an account. */
@@ -115,6 +121,15 @@ export const KeyNameSchema = z.string().trim().min(1, "must not be empty").max(
   "must be at most 100 characters",
 ).describe('A descriptive name, e.g. "Production server".');
 
+/** Key mode schema. */
+export const KeyModeSchema = z.enum(["live", "test"]).describe(
+  "`live` (default): charged against the plan. `test`: every page is marked TEST, never charged, " +
+    "a rate limit of its own (60 a minute per account), works while the subscription is inactive.",
+);
+
+/** A key mode. */
+export type KeyMode = z.infer<typeof KeyModeSchema>;
+
 /** An API key as listed: never the secret. */
 export const ApiKeySchema = z.object({
   id: z.string(),
@@ -123,6 +138,7 @@ export const ApiKeySchema = z.object({
     "First characters of the key, for recognising it.",
   ),
   status: z.enum(["active", "revoked"]),
+  mode: KeyModeSchema,
   created_at: z.string(),
   last_used_at: z.string().nullable().describe(
     "Updated at most once a minute.",
@@ -138,18 +154,24 @@ export const CreatedApiKeySchema = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string(),
-  key: z.string().describe("The full API key. Shown once; store it securely."),
+  mode: KeyModeSchema,
+  key: z.string().describe(
+    "The full API key (`ink_live_…` or `ink_test_…`). Shown once; store it securely.",
+  ),
   created_at: z.string(),
 }).meta({ id: "CreatedApiKey" });
 
 /** A newly created key. */
 export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
 
-/** Body of creating a key for an account. */
-export const CreateKeySchema = z.strictObject({
-  id: uuid,
+/** Body of creating a key (dashboard). */
+export const NewKeySchema = z.strictObject({
   name: KeyNameSchema,
+  mode: KeyModeSchema.optional(),
 });
+
+/** Body of creating a key for an account (operator). */
+export const CreateKeySchema = NewKeySchema.extend({ id: uuid });
 
 /** A key id in the path. */
 export const KeyIdSchema = z.strictObject({ id: uuid });

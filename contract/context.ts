@@ -13,6 +13,7 @@ import type {
   AccountView,
   ApiKeyView,
   CreatedApiKey,
+  KeyMode,
   Plan,
   SubscriptionStatus,
   UsageView,
@@ -23,6 +24,8 @@ export interface Principal {
   account: AccountView;
   /** The API key used, when the caller used one. */
   key_id?: string;
+  /** That key's mode: test keys render marked documents, never charged. */
+  key_mode?: KeyMode;
   /** The CSRF token of the dashboard session, when the caller used one. */
   csrf_token?: string;
 }
@@ -72,6 +75,10 @@ export interface Services {
     principal: Principal,
     invoice: Invoice,
     response: ResponseSink,
+    options?: {
+      /** A valid `Idempotency-Key` header: one charge and one answer per key. */
+      idempotency_key?: string;
+    },
   ): Promise<RenderedPdf>;
   /** Renders without charging quota (the dashboard's preview). */
   preview_invoice(principal: Principal, invoice: Invoice): Promise<RenderedPdf>;
@@ -112,7 +119,10 @@ export interface Services {
   ): Promise<{ url: string }>;
   get_usage(account_id: string): Promise<UsageView>;
   list_keys(account_id: string): Promise<ApiKeyView[]>;
-  create_key(account_id: string, name: string): Promise<CreatedApiKey>;
+  create_key(
+    account_id: string,
+    input: { name: string; mode?: KeyMode },
+  ): Promise<CreatedApiKey>;
   /** Revokes a key; with an account id, only that account's key. */
   revoke_key(key_id: string, account_id?: string): Promise<ApiKeyView>;
   /**
@@ -143,6 +153,8 @@ export interface ServiceContext {
   binary_pdf: boolean;
   /** Origin of this service as the client reached it, e.g. `https://invoices.example.com`. */
   origin?: string;
+  /** The raw `Idempotency-Key` header, if any (checked by the procedure). */
+  idempotency_key?: string | null;
   /** The address the request came from (the TCP peer), for per-client limits. */
   client_address?: string;
   response: ResponseSink;

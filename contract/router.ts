@@ -13,7 +13,7 @@ import {
   CreatedApiKeySchema,
   CreateKeySchema,
   KeyIdSchema,
-  KeyNameSchema,
+  NewKeySchema,
   UpdateAccountSchema,
   UsageSchema,
 } from "./accounts.ts";
@@ -100,6 +100,10 @@ const ERROR_RESPONSES = {
   403:
     "Revoked key (`key_revoked`), inactive subscription (`subscription_inactive`) or monthly limit used up (`quota_exceeded`).",
   408: "The request body did not arrive in time (`request_timeout`).",
+  409:
+    "The first request with this `Idempotency-Key` is still running (`idempotency_in_progress`); retry after `Retry-After` seconds.",
+  422:
+    "This `Idempotency-Key` was used with a different body (`idempotency_key_reused`); use a new key.",
   413: "Request body over 1 MiB (`payload_too_large`).",
   429: "Rate limit hit (`rate_limited`); retry after `Retry-After` seconds.",
   500: "Unexpected fault (`internal`); safe to retry.",
@@ -108,6 +112,33 @@ const ERROR_RESPONSES = {
 
 function pick_errors(codes: (keyof typeof ERROR_RESPONSES)[]) {
   return Object.fromEntries(codes.map((code) => [code, ERROR_RESPONSES[code]]));
+}
+
+/** The `Idempotency-Key` request header: 1-255 printable ASCII characters. */
+export const IdempotencyKeySchema = z.string()
+  .min(1, "must not be empty")
+  .max(255, "must be at most 255 characters")
+  .regex(/^[\x20-\x7e]+$/, "must be printable ASCII characters only")
+  .describe(
+    "Makes retries safe: the same key with the same body within 24 hours returns the same PDF " +
+      "(`Idempotent-Replayed: true`) and is charged once. 1-255 printable ASCII characters, " +
+      "e.g. a UUID per invoice. Only hashes of the key and request are stored.",
+  );
+
+function idempotency_key_of(ctx: ServiceContext): string | undefined {
+  if (ctx.idempotency_key === undefined || ctx.idempotency_key === null) {
+    return undefined;
+  }
+  const parsed = IdempotencyKeySchema.safeParse(ctx.idempotency_key);
+  if (!parsed.success) {
+    const message = parsed.error.issues[0]?.message ?? "is invalid";
+    throw new ApiError(
+      "invalid_request",
+      `The Idempotency-Key header ${message}`,
+      { details: [{ path: "Idempotency-Key", message }] },
+    );
+  }
+  return parsed.data;
 }
 
 /** What a tRPC caller receives for a generated invoice. */
@@ -184,9 +215,22 @@ export const app_router = t.router({
           summary: "Generate an invoice PDF",
           description:
             "Turns invoice JSON into a PDF, streamed back as `application/pdf`. Nothing is stored. " +
-            "An identical retry in the same month returns the same PDF and is not charged again.",
+            "An identical retry in the same month returns the same PDF and is not charged again. " +
+            "Send an `Idempotency-Key` header to make retries safe across months too. " +
+            "With a test key (`ink_test_…`) the PDF is marked TEST on every page and nothing is charged.",
           successDescription: "The PDF.",
-          errorResponses: pick_errors([400, 401, 403, 408, 413, 429, 500, 503]),
+          errorResponses: pick_errors([
+            400,
+            401,
+            403,
+            408,
+            409,
+            413,
+            422,
+            429,
+            500,
+            503,
+          ]),
         },
       })
       .input(InvoiceRequestSchema)
@@ -196,6 +240,7 @@ export const app_router = t.router({
           ctx.principal,
           input,
           ctx.response,
+          { idempotency_key: idempotency_key_of(ctx) },
         );
         if (ctx.binary_pdf) ctx.response.pdf = pdf.bytes;
         return {
@@ -258,12 +303,12 @@ export const app_router = t.router({
           errorResponses: pick_errors([400, 401]),
         },
       })
-      .input(z.strictObject({ name: KeyNameSchema }))
+      .input(NewKeySchema)
       .output(CreatedApiKeySchema)
       .mutation(async ({ ctx, input }) => {
         const key = await ctx.services.create_key(
           ctx.principal.account.id,
-          input.name,
+          input,
         );
         ctx.response.status = 201;
         return key;
@@ -412,14 +457,18 @@ export const app_router = t.router({
           path: "/admin/accounts/{id}/keys",
           protect: true,
           tags: ADMIN_TAGS,
-          summary: "Generate an API key for an account; shown once",
+          summary:
+            'Generate an API key for an account ("mode": "live" by default, or "test"); shown once',
           errorResponses: pick_errors([400, 401]),
         },
       })
       .input(CreateKeySchema)
       .output(CreatedApiKeySchema)
       .mutation(async ({ ctx, input }) => {
-        const key = await ctx.services.create_key(input.id, input.name);
+        const key = await ctx.services.create_key(input.id, {
+          name: input.name,
+          mode: input.mode,
+        });
         ctx.response.status = 201;
         return key;
       }),

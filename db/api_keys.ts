@@ -1,7 +1,8 @@
 /**
  * API key repository and authentication.
  *
- * A key is `ink_live_` followed by 43 base64url characters (32 random bytes).
+ * A key is `ink_live_` (or, in test mode, `ink_test_`) followed by 43
+ * base64url characters (32 random bytes).
  * Only its SHA-256 is stored, so a database leak does not leak usable keys,
  * and lookup by hash is constant-time with respect to the secret.
  *
@@ -11,21 +12,28 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Account } from "./accounts.ts";
 import type { Database, PreparedStatement } from "./database.ts";
 import { is_uuid, random_token, sha256_hex } from "./_util.ts";
-import { api_keys, type Plan, type SubscriptionStatus } from "./schema.ts";
+import {
+  api_keys,
+  type KeyMode,
+  type Plan,
+  type SubscriptionStatus,
+} from "./schema.ts";
 import {
   previous_window_weight,
   type SlidingWindow,
   window_start_of,
 } from "./rate_limits.ts";
 
-/** Fixed start of every API key. */
+/** Fixed start of every live API key. */
 export const API_KEY_PREFIX = "ink_live_";
+/** Fixed start of every test API key. */
+export const TEST_API_KEY_PREFIX = "ink_test_";
 /** Length of the non-secret display prefix stored with each key. */
 export const API_KEY_DISPLAY_PREFIX_LENGTH = 12;
 /** Rate-limit window used by {@linkcode authenticate_api_key}. */
 export const API_KEY_RATE_WINDOW_SECONDS = 60;
 
-const API_KEY_PATTERN = /^ink_live_[A-Za-z0-9_-]{43}$/;
+const API_KEY_PATTERN = /^ink_(live|test)_[A-Za-z0-9_-]{43}$/;
 // last_used_at is only rewritten when older than this, so steady traffic
 // does not cost a row write per request.
 const LAST_USED_RESOLUTION_SECONDS = 60;
@@ -40,6 +48,8 @@ export interface ApiKey {
   name: string;
   /** First 12 characters of the key, for display. */
   prefix: string;
+  /** `live` (charged) or `test` (marked output, never charged). */
+  mode: KeyMode;
   /** Creation time. */
   created_at: Date;
   /** Coarse (about a minute) time of last successful use. */
@@ -56,6 +66,8 @@ export interface CreatedApiKey {
   name: string;
   /** First 12 characters of the key. */
   prefix: string;
+  /** `live` or `test`. */
+  mode: KeyMode;
   /** The full secret key; show it to the user once. */
   key: string;
   /** Creation time. */
@@ -77,6 +89,8 @@ export type AuthenticateResult =
     status: "ok";
     account: AuthAccount;
     key_id: string;
+    /** The key's mode; test keys pass on inactive subscriptions too. */
+    mode: KeyMode;
     /** False when the per-minute rate limit refused this request (not counted). */
     rate_allowed: boolean;
     /** The account's sliding rate-limit window after this request. */
@@ -94,6 +108,7 @@ const key_columns = {
   account_id: api_keys.account_id,
   name: api_keys.name,
   prefix: api_keys.prefix,
+  mode: api_keys.mode,
   created_at: api_keys.created_at,
   last_used_at: api_keys.last_used_at,
   revoked_at: api_keys.revoked_at,
@@ -109,25 +124,32 @@ export function looks_like_api_key(key: unknown): key is string {
   return typeof key === "string" && API_KEY_PATTERN.test(key);
 }
 
-/** Creates a key for `account_id`; the returned `key` is not recoverable. */
+/**
+ * Creates a key for `account_id` (`live` unless `mode` says `test`); the
+ * returned `key` is not recoverable.
+ */
 export async function create_api_key(
   database: Database,
-  input: { account_id: string; name: string },
+  input: { account_id: string; name: string; mode?: KeyMode },
 ): Promise<CreatedApiKey> {
   if (!is_uuid(input.account_id)) {
     throw new TypeError("account_id must be a UUID");
   }
-  const key = API_KEY_PREFIX + random_token(32);
+  const mode = input.mode ?? "live";
+  const key = (mode === "test" ? TEST_API_KEY_PREFIX : API_KEY_PREFIX) +
+    random_token(32);
   const prefix = key.slice(0, API_KEY_DISPLAY_PREFIX_LENGTH);
   const rows = await database.db.insert(api_keys).values({
     account_id: input.account_id,
     name: input.name,
     prefix,
     secret_hash: await hash_api_key(key),
+    mode,
   }).returning({
     id: api_keys.id,
     name: api_keys.name,
     prefix: api_keys.prefix,
+    mode: api_keys.mode,
     created_at: api_keys.created_at,
   });
   const row = rows[0]!;
@@ -203,6 +225,7 @@ interface AuthRow {
   name: string | null;
   plan: Plan;
   subscription_status: SubscriptionStatus;
+  mode: KeyMode;
   rate_limit: number | string | null;
   /** This window's count after the hit; null when not counted. */
   hit_count: number | string | null;
@@ -213,7 +236,11 @@ interface AuthRow {
 // The statement of authenticate_api_key, on every API request: prepared.
 // $1 key hash, $2 current rate window start, $3 now, $4 last_used_at
 // resolution (s), $5 previous rate window start, $6 the previous window's
-// weight now, $7 requests per window by plan (jsonb).
+// weight now, $7 requests per window by plan (jsonb), $8 requests per window
+// of test keys.
+//
+// Live keys count in bucket `account:<id>` and need an active subscription;
+// test keys count in `test:<id>`, whatever the subscription.
 //
 // The rate limit is a sliding window over two fixed windows: a request is
 // counted, and allowed, only while previous × weight + current + 1 ≤ limit
@@ -230,20 +257,24 @@ const AUTHENTICATE_STATEMENT: PreparedStatement = {
     "timestamptz",
     "float8",
     "jsonb",
+    "int",
   ],
   text: `
     with found as (
       select k.id as key_id, k.account_id, (k.revoked_at is not null) as revoked,
-             a.email, a.name, a.plan, a.subscription_status
+             k.mode, a.email, a.name, a.plan, a.subscription_status
       from api_keys k
       join accounts a on a.id = k.account_id
       where k.secret_hash = $1::text
     ),
     allowed as (
-      select key_id, account_id, 'account:' || account_id::text as bucket,
-             ($7::jsonb ->> plan)::int as rate_limit
+      select key_id, account_id,
+             case when mode = 'test' then 'test:' else 'account:' end
+               || account_id::text as bucket,
+             case when mode = 'test' then $8::int
+               else ($7::jsonb ->> plan)::int end as rate_limit
       from found
-      where not revoked and subscription_status = 'active'
+      where not revoked and (subscription_status = 'active' or mode = 'test')
     ),
     windows as (
       select allowed.rate_limit,
@@ -275,7 +306,7 @@ const AUTHENTICATE_STATEMENT: PreparedStatement = {
       returning 1
     )
     select found.key_id::text as key_id, found.account_id::text as account_id,
-           found.revoked, found.email, found.name, found.plan,
+           found.revoked, found.mode, found.email, found.name, found.plan,
            found.subscription_status,
            (select rate_limit from windows) as rate_limit,
            (select count from hit) as hit_count,
@@ -289,15 +320,21 @@ const AUTHENTICATE_STATEMENT: PreparedStatement = {
  * Authenticates an API key in one round trip.
  *
  * A single statement looks the key up by hash with its account; only for an
- * active key on an active subscription does it also count the request in the
- * account's sliding one-minute rate-limit window (bucket `account:<id>`, at
- * most `rate_limits[plan]` requests; a refused request is not counted) and
+ * active key on an active subscription (or an active test key) does it also
+ * count the request in the account's sliding one-minute rate-limit window
+ * (bucket `account:<id>`, at most `rate_limits[plan]` requests; for test keys
+ * `test:<id>` and `test_rate_limit`; a refused request is not counted) and
  * bump `last_used_at` when that is null or over a minute old. Answering a
  * refused request is the caller's job (`rate_allowed`).
  */
 export async function authenticate_api_key(
   database: Database,
-  input: { key: string; now: Date; rate_limits?: RateLimits },
+  input: {
+    key: string;
+    now: Date;
+    rate_limits?: RateLimits;
+    test_rate_limit?: number;
+  },
 ): Promise<AuthenticateResult> {
   // Hash before the format check so malformed and well-formed keys cost the
   // same and timing says nothing about which part of a key was wrong.
@@ -321,6 +358,7 @@ export async function authenticate_api_key(
     previous_start.toISOString(),
     previous_window_weight(input.now, window_seconds),
     JSON.stringify(limits),
+    input.test_rate_limit ?? UNLIMITED,
   ]);
   const row = rows[0];
   if (!row) return { status: "unknown" };
@@ -338,7 +376,7 @@ export async function authenticate_api_key(
     plan: row.plan,
     subscription_status: row.subscription_status,
   };
-  if (row.subscription_status !== "active" || row.rate_limit === null) {
+  if (row.rate_limit === null) {
     return { status: "inactive", account, key_id: row.key_id };
   }
   const rate_allowed = row.hit_count !== null;
@@ -346,6 +384,7 @@ export async function authenticate_api_key(
     status: "ok",
     account,
     key_id: row.key_id,
+    mode: row.mode,
     rate_allowed,
     rate: {
       limit: Number(row.rate_limit),

@@ -54,6 +54,7 @@ export {
   type RateLimits,
   revoke_all_api_keys,
   revoke_api_key,
+  TEST_API_KEY_PREFIX,
 } from "./api_keys.ts";
 export {
   hit_rate_limit,
@@ -69,14 +70,24 @@ export {
 } from "./rate_limits.ts";
 export {
   get_daily_usage,
+  get_test_calls,
   get_usage,
   prune_receipts,
+  record_test_generation,
   release_generation,
   type ReleaseGenerationInput,
   reserve_generation,
   type ReserveGenerationInput,
   type ReserveResult,
 } from "./usage.ts";
+export {
+  claim_idempotency_key,
+  complete_idempotency_key,
+  type IdempotencyClaim,
+  type IdempotencyKeyInput,
+  prune_idempotency_keys,
+  release_idempotency_key,
+} from "./idempotency.ts";
 export {
   create_session,
   type CreatedSession,
@@ -87,6 +98,8 @@ export {
 } from "./sessions.ts";
 export * as schema from "./schema.ts";
 export {
+  KEY_MODES,
+  type KeyMode,
   type Plan,
   PLANS,
   SUBSCRIPTION_STATUSES,

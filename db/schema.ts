@@ -31,6 +31,14 @@ export const SUBSCRIPTION_STATUSES = ["active", "inactive"] as const;
 /** A subscription status. */
 export type SubscriptionStatus = typeof SUBSCRIPTION_STATUSES[number];
 
+/**
+ * Key modes: `live` keys are charged against the plan; `test` keys render
+ * marked test documents, never charged, with a rate limit of their own.
+ */
+export const KEY_MODES = ["live", "test"] as const;
+/** A key mode. */
+export type KeyMode = typeof KEY_MODES[number];
+
 /** Customer accounts. Emails are stored lower-cased so lookups are exact. */
 export const accounts = pgTable("accounts", {
   id: uuid("id").primaryKey().defaultRandom(),
@@ -65,6 +73,7 @@ export const api_keys = pgTable("api_keys", {
   // Non-secret: shown in listings so users can tell keys apart.
   prefix: text("prefix").notNull(),
   secret_hash: text("secret_hash").notNull(),
+  mode: text("mode", { enum: KEY_MODES }).notNull().default("live"),
   created_at: timestamp("created_at", { withTimezone: true }).notNull()
     .defaultNow(),
   last_used_at: timestamp("last_used_at", { withTimezone: true }),
@@ -72,6 +81,7 @@ export const api_keys = pgTable("api_keys", {
 }, (t) => [
   uniqueIndex("api_keys_secret_hash_key").on(t.secret_hash),
   index("api_keys_account_id_idx").on(t.account_id),
+  check("api_keys_mode_valid", sql`${t.mode} in ('live', 'test')`),
 ]);
 
 /** Generations counted per account and calendar month ("YYYY-MM"). */
@@ -81,10 +91,13 @@ export const usage_monthly = pgTable("usage_monthly", {
   }),
   month: text("month").notNull(),
   count: integer("count").notNull().default(0),
+  // Calls with test keys: shown apart, never counted against the plan.
+  test_count: integer("test_count").notNull().default(0),
 }, (t) => [
   primaryKey({ columns: [t.account_id, t.month] }),
   check("usage_monthly_month_format", sql`${t.month} ~ '^[0-9]{4}-[0-9]{2}$'`),
   check("usage_monthly_count_non_negative", sql`${t.count} >= 0`),
+  check("usage_monthly_test_count_non_negative", sql`${t.test_count} >= 0`),
 ]);
 
 /** Generations counted per account and day; counts only, for a chart. */
@@ -115,6 +128,29 @@ export const generation_receipts = pgTable("generation_receipts", {
   primaryKey({ columns: [t.account_id, t.month, t.request_hash] }),
   // Pruning deletes whole old months.
   index("generation_receipts_month_idx").on(t.month),
+]);
+
+/** States of an `Idempotency-Key`: its first request running, or done. */
+export const IDEMPOTENCY_STATES = ["running", "done"] as const;
+
+/**
+ * `Idempotency-Key`s of `POST /generate`, kept 24 hours: hashes of the key
+ * and of the request only, never invoice content.
+ */
+export const idempotency_keys = pgTable("idempotency_keys", {
+  account_id: uuid("account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  key_hash: text("key_hash").notNull(),
+  request_hash: text("request_hash").notNull(),
+  state: text("state", { enum: IDEMPOTENCY_STATES }).notNull(),
+  created_at: timestamp("created_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.account_id, t.key_hash] }),
+  // Pruning deletes by age.
+  index("idempotency_keys_created_at_idx").on(t.created_at),
+  check("idempotency_keys_state_valid", sql`${t.state} in ('running', 'done')`),
 ]);
 
 /** Fixed-window rate-limit counters, e.g. bucket `account:<uuid>`. */

@@ -254,6 +254,55 @@ export async function get_usage(
   return rows[0]?.count ?? 0;
 }
 
+/**
+ * Counts one test-key generation in `month` ("YYYY-MM"), never against the
+ * limit, and returns the month's live count (unchanged) and test count.
+ */
+export async function record_test_generation(
+  database: Database,
+  input: { account_id: string; month: string },
+): Promise<{ used: number; test_calls: number }> {
+  check_month(input.month);
+  if (!is_uuid(input.account_id)) {
+    throw new TypeError("account_id must be a UUID");
+  }
+  const rows = await query_rows<{
+    used: number | string;
+    test_calls: number | string;
+  }>(
+    database,
+    sql`insert into usage_monthly as u (account_id, month, count, test_count)
+      values (${input.account_id}::uuid, ${input.month}, 0, 1)
+      on conflict (account_id, month)
+        do update set test_count = u.test_count + 1
+      returning u.count as used, u.test_count as test_calls`,
+  );
+  return {
+    used: to_number(rows[0]!.used),
+    test_calls: to_number(rows[0]!.test_calls),
+  };
+}
+
+/** Test-key generations of an account in `month` ("YYYY-MM"). */
+export async function get_test_calls(
+  database: Database,
+  account_id: string,
+  options: { month: string },
+): Promise<number> {
+  check_month(options.month);
+  if (!is_uuid(account_id)) return 0;
+  const rows = await database.db.select({
+    test_count: usage_monthly.test_count,
+  })
+    .from(usage_monthly).where(
+      and(
+        eq(usage_monthly.account_id, account_id),
+        eq(usage_monthly.month, options.month),
+      ),
+    );
+  return rows[0]?.test_count ?? 0;
+}
+
 /** Per-day counts of an account in `month`, ascending; days without use omitted. */
 export async function get_daily_usage(
   database: Database,

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import {
   ApiError,
   CreateAccountSchema,
+  KeyModeSchema,
   NewPasswordSchema,
   PlanSchema,
   SubscriptionStatusSchema,
@@ -25,7 +26,7 @@ Commands:
   set-subscription <account-id> active|inactive
   release-override <account-id>   (Stripe billing: hand plan and status back to Stripe)
   list-keys <account-id>
-  create-key <account-id> --name <key name>
+  create-key <account-id> --name <key name> [--mode live|test]
   revoke-key <key-id>
   set-password <account-id>   (reads the new password from NEW_PASSWORD or stdin)
 
@@ -44,6 +45,7 @@ export async function run_admin_cli(
       email: { type: "string" },
       plan: { type: "string" },
       name: { type: "string" },
+      mode: { type: "string" },
       inactive: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -100,10 +102,12 @@ export async function run_admin_cli(
         case "list-keys":
           return services.list_keys(required(target, "account id"));
         case "create-key":
-          return services.create_key(
-            required(target, "account id"),
-            required(values.name, "--name"),
-          );
+          return services.create_key(required(target, "account id"), {
+            name: required(values.name, "--name"),
+            mode: values.mode === undefined
+              ? undefined
+              : KeyModeSchema.parse(values.mode),
+          });
         case "revoke-key":
           return services.revoke_key(required(target, "key id"));
         case "set-password":

@@ -199,6 +199,7 @@ export function create_app(options: AppOptions): Handler {
     };
     const ctx: ServiceContext = {
       authorization: request.headers.get("authorization"),
+      idempotency_key: request.headers.get("idempotency-key"),
       session,
       session_control: options.session_control?.(request, response),
       binary_pdf,

@@ -1,16 +1,17 @@
 /**
  * Periodic clean-up of rows that only matter for a while: rate-limit windows
- * (a row per account and minute), idempotency receipts of past months and
- * expired dashboard sessions. Safe to run on every instance at once.
+ * (a row per account and minute), idempotency receipts of past months,
+ * `Idempotency-Key`s older than 24 hours and expired dashboard sessions. Safe to run on every instance at once.
  */
 import {
   type Database,
+  prune_idempotency_keys,
   prune_rate_limit_windows,
   prune_receipts,
   prune_sessions,
   prune_stripe_events,
 } from "../db/mod.ts";
-import { month_of } from "./services.ts";
+import { IDEMPOTENCY_KEY_TTL_MS, month_of } from "./services.ts";
 
 /** Stripe retries a webhook for up to 3 days; event ids are kept well past that. */
 const STRIPE_EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -22,6 +23,7 @@ const RATE_WINDOW_RETENTION_MS = 60 * 60 * 1000;
 export interface HousekeepingResult {
   rate_limit_windows: number;
   receipts: number;
+  idempotency_keys: number;
   sessions: number;
   stripe_events: number;
 }
@@ -40,6 +42,10 @@ export async function run_housekeeping(
     receipts: await prune_receipts(database, {
       before_month: month_of(now),
     }),
+    idempotency_keys: await prune_idempotency_keys(
+      database,
+      new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS),
+    ),
     sessions: await prune_sessions(database, now),
     stripe_events: await prune_stripe_events(
       database,

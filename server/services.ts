@@ -8,11 +8,13 @@ import {
   ApiError,
   type ApiKeyView,
   type Invoice,
+  type KeyMode,
   PLANS,
   type Principal,
   type RenderedPdf,
   type ResponseSink,
   type Services,
+  TEST_KEY_REQUESTS_PER_MINUTE,
   type UsageView,
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
@@ -52,6 +54,10 @@ const EXHAUSTED_MEMORY_LIMIT = 10_000;
 const RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
 /** Free previews (dashboard "Try it") an account may render a minute. */
 export const PREVIEWS_PER_MINUTE = 30;
+/** How long an `Idempotency-Key` is remembered. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+// A key whose first request has run this long died with its instance.
+const IDEMPOTENCY_ABANDONED_AFTER_MS = 5 * 60 * 1000;
 
 /** Runs a database operation; an outage becomes a 503 `unavailable`. */
 export async function with_database<T>(
@@ -119,6 +125,7 @@ function key_view(key: store.ApiKey): ApiKeyView {
     name: key.name,
     prefix: key.prefix,
     status: key.revoked_at ? "revoked" : "active",
+    mode: key.mode,
     created_at: key.created_at.toISOString(),
     last_used_at: key.last_used_at?.toISOString() ?? null,
     revoked_at: key.revoked_at?.toISOString() ?? null,
@@ -187,9 +194,10 @@ export function create_services(
   ): Promise<UsageView> {
     const at = now();
     const month = month_of(at);
-    const [used, daily] = await Promise.all([
+    const [used, daily, test_calls] = await Promise.all([
       store.get_usage(database, account.id, { month }),
       store.get_daily_usage(database, account.id, { month }),
+      store.get_test_calls(database, account.id, { month }),
     ]);
     const limit = PLANS[account.plan].monthly_invoices;
     return {
@@ -199,6 +207,7 @@ export function create_services(
       remaining: Math.max(0, limit - used),
       resets_at: next_month_start(at).toISOString(),
       daily,
+      test_calls,
     };
   }
 
@@ -225,11 +234,124 @@ export function create_services(
     return account;
   }
 
-  async function render(invoice: Invoice): Promise<RenderedPdf> {
+  async function render(
+    invoice: Invoice,
+    mode: KeyMode = "live",
+  ): Promise<RenderedPdf> {
     const started = performance.now();
+    // TODO(q16): the TEST page mark, once the renderer's mark option lands.
+    void mode;
     const bytes = await options.render_pdf(invoice);
     options.on_render?.((performance.now() - started) / 1000);
     return { file_name: pdf_file_name(invoice.invoice_number), bytes };
+  }
+
+  // A live key: reserve the quota (a receipt per body hash), render,
+  // release the charge if the render fails.
+  async function generate_live(
+    principal: Principal,
+    invoice: Invoice,
+    response: ResponseSink,
+    at: Date,
+  ): Promise<RenderedPdf> {
+    const month = month_of(at);
+    const day = at.toISOString().slice(0, 10);
+    const plan = PLANS[principal.account.plan];
+    // Only a hash of the canonical (validated, normalised) invoice is kept,
+    // so an identical retry is recognised without storing its content.
+    const request_hash = sha256_hex(JSON.stringify(invoice));
+    const reservation = {
+      account_id: principal.account.id,
+      month,
+      day,
+      request_hash,
+    };
+    // With a render worker idle, the render starts while the quota is
+    // reserved, so the two overlap instead of adding up (about 1 ms less
+    // per request at low load); the PDF is returned only after a
+    // successful reservation. Under load (no idle worker) renders wait
+    // for the quota as before, and so do accounts just found over their
+    // limit, so calling past the limit does not cost a render each time.
+    const exhausted_key = `${principal.account.id}:${month}`;
+    const early = options.render_early?.() &&
+        (recently_exhausted.get(exhausted_key) ?? 0) < at.getTime()
+      ? render(invoice)
+      : undefined;
+    early?.catch(() => {}); // awaited below, or deliberately dropped
+    const reserved = await store.reserve_generation(database, {
+      ...reservation,
+      limit: plan.monthly_invoices,
+    });
+    const reset = next_month_start(at).toISOString().slice(0, 10);
+    response.headers.set("X-Quota-Limit", String(plan.monthly_invoices));
+    response.headers.set(
+      "X-Quota-Remaining",
+      String(Math.max(0, plan.monthly_invoices - reserved.used)),
+    );
+    response.headers.set("X-Quota-Reset", reset);
+    if (reserved.status === "exhausted") {
+      if (recently_exhausted.size >= EXHAUSTED_MEMORY_LIMIT) {
+        recently_exhausted.clear();
+      }
+      recently_exhausted.set(
+        exhausted_key,
+        at.getTime() + NO_EARLY_RENDER_AFTER_EXHAUSTED_MS,
+      );
+      throw new ApiError(
+        "quota_exceeded",
+        `The ${plan.name} plan's limit of ${plan.monthly_invoices} invoices this month is used up; ` +
+          `it resets on ${reset} (UTC). Upgrade the plan for a higher limit`,
+      );
+    }
+    if (reserved.status === "replay") {
+      response.headers.set("Idempotent-Replayed", "true");
+    }
+    if (reserved.status === "reserved") {
+      recently_exhausted.delete(exhausted_key);
+    }
+    try {
+      return await (early ?? render(invoice));
+    } catch (error) {
+      if (reserved.status === "reserved") {
+        await store.release_generation(database, reservation).catch(
+          () => {},
+        );
+      }
+      throw error;
+    }
+  }
+
+  // A test key: render with the test mark, never charged; counted apart.
+  async function generate_test(
+    principal: Principal,
+    invoice: Invoice,
+    response: ResponseSink,
+    at: Date,
+  ): Promise<RenderedPdf> {
+    const pdf = await render(invoice, "test");
+    const counts = await store.record_test_generation(database, {
+      account_id: principal.account.id,
+      month: month_of(at),
+    });
+    set_quota_headers(response, principal, { at, used: counts.used });
+    return pdf;
+  }
+
+  function set_quota_headers(
+    response: ResponseSink,
+    principal: Principal,
+    state: { at: Date; used: number },
+  ): void {
+    const plan = PLANS[principal.account.plan];
+    response.headers.set("X-Quota-Limit", String(plan.monthly_invoices));
+    response.headers.set(
+      "X-Quota-Remaining",
+      String(Math.max(0, plan.monthly_invoices - state.used)),
+    );
+    response.headers.set(
+      "X-Quota-Reset",
+      next_month_start(state.at).toISOString().slice(0, 10),
+    );
   }
 
   return {
@@ -241,6 +363,8 @@ export function create_services(
           key,
           now: at,
           rate_limits,
+          test_rate_limit: options.rate_limit_per_minute ??
+            TEST_KEY_REQUESTS_PER_MINUTE,
         });
         if (result.status === "unknown") {
           throw new ApiError("unauthorized", "Unknown API key");
@@ -283,7 +407,11 @@ export function create_services(
             { headers: { "Retry-After": String(reset_seconds) } },
           );
         }
-        return { account: account_view(result.account), key_id: result.key_id };
+        return {
+          account: account_view(result.account),
+          key_id: result.key_id,
+          key_mode: result.mode,
+        };
       });
     },
 
@@ -306,75 +434,64 @@ export function create_services(
       }
     },
 
-    generate_invoice(
-      principal: Principal,
-      invoice: Invoice,
-      response: ResponseSink,
-    ) {
+    generate_invoice(principal, invoice, response, generate_options = {}) {
       return with_database(async () => {
         const at = now();
-        const month = month_of(at);
-        const day = at.toISOString().slice(0, 10);
-        const plan = PLANS[principal.account.plan];
-        // Only a hash of the canonical (validated, normalised) invoice is kept,
-        // so an identical retry is recognised without storing its content.
-        const request_hash = sha256_hex(JSON.stringify(invoice));
-        const reservation = {
+        const mode = principal.key_mode ?? "live";
+        const key = generate_options.idempotency_key;
+        // Hashes only: the key, and the request (mode and canonical body).
+        const idempotency = key === undefined ? undefined : {
           account_id: principal.account.id,
-          month,
-          day,
-          request_hash,
+          key_hash: sha256_hex(key),
+          request_hash: sha256_hex(`${mode}\n${JSON.stringify(invoice)}`),
         };
-        // With a render worker idle, the render starts while the quota is
-        // reserved, so the two overlap instead of adding up (about 1 ms less
-        // per request at low load); the PDF is returned only after a
-        // successful reservation. Under load (no idle worker) renders wait
-        // for the quota as before, and so do accounts just found over their
-        // limit, so calling past the limit does not cost a render each time.
-        const exhausted_key = `${principal.account.id}:${month}`;
-        const early = options.render_early?.() &&
-            (recently_exhausted.get(exhausted_key) ?? 0) < at.getTime()
-          ? render(invoice)
-          : undefined;
-        early?.catch(() => {}); // awaited below, or deliberately dropped
-        const reserved = await store.reserve_generation(database, {
-          ...reservation,
-          limit: plan.monthly_invoices,
-        });
-        const reset = next_month_start(at).toISOString().slice(0, 10);
-        response.headers.set("X-Quota-Limit", String(plan.monthly_invoices));
-        response.headers.set(
-          "X-Quota-Remaining",
-          String(Math.max(0, plan.monthly_invoices - reserved.used)),
-        );
-        response.headers.set("X-Quota-Reset", reset);
-        if (reserved.status === "exhausted") {
-          if (recently_exhausted.size >= EXHAUSTED_MEMORY_LIMIT) {
-            recently_exhausted.clear();
+        if (idempotency) {
+          const claim = await store.claim_idempotency_key(database, {
+            ...idempotency,
+            now: at,
+            expired_before: new Date(at.getTime() - IDEMPOTENCY_KEY_TTL_MS),
+            abandoned_before: new Date(
+              at.getTime() - IDEMPOTENCY_ABANDONED_AFTER_MS,
+            ),
+          });
+          if (claim.status === "reused") {
+            throw new ApiError(
+              "idempotency_key_reused",
+              "This Idempotency-Key was already used with a different request body; " +
+                "use a new key for a new request",
+            );
           }
-          recently_exhausted.set(
-            exhausted_key,
-            at.getTime() + NO_EARLY_RENDER_AFTER_EXHAUSTED_MS,
-          );
-          throw new ApiError(
-            "quota_exceeded",
-            `The ${plan.name} plan's limit of ${plan.monthly_invoices} invoices this month is used up; ` +
-              `it resets on ${reset} (UTC). Upgrade the plan for a higher limit`,
-          );
-        }
-        if (reserved.status === "replay") {
-          response.headers.set("Idempotent-Replayed", "true");
-        }
-        if (reserved.status === "reserved") {
-          recently_exhausted.delete(exhausted_key);
+          if (claim.status === "in_progress") {
+            throw new ApiError(
+              "idempotency_in_progress",
+              "The first request with this Idempotency-Key is still running; retry in a moment",
+              { headers: { "Retry-After": "1" } },
+            );
+          }
+          if (claim.status === "replay") {
+            const used = await store.get_usage(database, principal.account.id, {
+              month: month_of(at),
+            });
+            set_quota_headers(response, principal, { at, used });
+            response.headers.set("Idempotent-Replayed", "true");
+            return await render(invoice, mode);
+          }
         }
         try {
-          return await (early ?? render(invoice));
+          const pdf = mode === "test"
+            ? await generate_test(principal, invoice, response, at)
+            : await generate_live(principal, invoice, response, at);
+          if (idempotency) {
+            // Not marking it done only makes a retry wait (409) until the
+            // claim counts as abandoned; the PDF is good either way.
+            await store.complete_idempotency_key(database, idempotency)
+              .catch(() => {});
+          }
+          return pdf;
         } catch (error) {
-          if (reserved.status === "reserved") {
-            await store.release_generation(database, reservation).catch(
-              () => {},
-            );
+          if (idempotency) {
+            await store.release_idempotency_key(database, idempotency)
+              .catch(() => {});
           }
           throw error;
         }
@@ -497,10 +614,14 @@ export function create_services(
       });
     },
 
-    create_key(account_id: string, name: string) {
+    create_key(account_id, input) {
       return with_database(async () => {
         await require_account(account_id);
-        const key = await store.create_api_key(database, { account_id, name });
+        const key = await store.create_api_key(database, {
+          account_id,
+          name: input.name,
+          mode: input.mode,
+        });
         return { ...key, created_at: key.created_at.toISOString() };
       });
     },

@@ -49,6 +49,22 @@ Deno.test("deno task admin: create an account and a key, revoke it", async () =>
     assertEquals(key.code, 0, key.stderr);
     const created_key = JSON.parse(key.stdout);
     assertMatch(created_key.key, /^ink_live_/);
+    assertEquals(created_key.mode, "live");
+    const test_key = await cli(
+      ["create-key", account.id, "--name", "CI", "--mode", "test"],
+      env,
+    );
+    assertEquals(test_key.code, 0, test_key.stderr);
+    assertMatch(
+      JSON.parse(test_key.stdout).key,
+      /^ink_test_[A-Za-z0-9_-]{43}$/,
+    );
+    assertEquals(JSON.parse(test_key.stdout).mode, "test");
+    const bad_mode = await cli(
+      ["create-key", account.id, "--name", "CI", "--mode", "sandbox"],
+      env,
+    );
+    assert(bad_mode.code !== 0);
     const revoked = await cli(["revoke-key", created_key.id], env);
     assertEquals(revoked.code, 0, revoked.stderr);
     assertEquals(JSON.parse(revoked.stdout).status, "revoked");

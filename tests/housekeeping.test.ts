@@ -1,6 +1,7 @@
 import { assertEquals } from "./assert.ts";
 import { open_test_database } from "./helpers/test_database.ts";
 import {
+  claim_idempotency_key,
   create_account,
   create_session,
   get_session,
@@ -10,7 +11,7 @@ import {
 } from "../db/mod.ts";
 import { run_housekeeping } from "../server/housekeeping.ts";
 
-Deno.test("housekeeping removes old rate windows, past months' receipts, expired sessions and month-old Stripe event ids only", async () => {
+Deno.test("housekeeping removes old rate windows, past months' receipts, day-old Idempotency-Keys, expired sessions and month-old Stripe event ids only", async () => {
   const { database, close } = await open_test_database();
   try {
     const now = new Date("2026-11-23T12:00:00Z");
@@ -59,10 +60,23 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, expired
       received_at: new Date("2026-11-20T00:00:00Z"),
     });
 
+    const claim = (key_hash: string, at: Date) =>
+      claim_idempotency_key(database, {
+        account_id: account.id,
+        key_hash,
+        request_hash: "r",
+        now: at,
+        expired_before: new Date(at.getTime() - 24 * 3600_000),
+        abandoned_before: new Date(at.getTime() - 300_000),
+      });
+    await claim("day-old", new Date("2026-11-22T11:59:00Z"));
+    await claim("recent", new Date("2026-11-22T12:01:00Z"));
+
     const removed = await run_housekeeping(database, now);
     assertEquals(removed, {
       rate_limit_windows: 1,
       receipts: 1,
+      idempotency_keys: 1,
       sessions: 1,
       stripe_events: 1,
     });
@@ -75,6 +89,20 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, expired
       await record_stripe_event(database, { id: "evt_old", type: "x" }),
       true,
     );
+
+    // The recent key is still there; the old one is gone.
+    assertEquals(
+      (await claim_idempotency_key(database, {
+        account_id: account.id,
+        key_hash: "recent",
+        request_hash: "another",
+        now,
+        expired_before: new Date(now.getTime() - 24 * 3600_000),
+        abandoned_before: new Date(now.getTime() - 300_000),
+      })).status,
+      "reused",
+    );
+    assertEquals((await claim("day-old", now)).status, "claimed");
 
     // The old window starts afresh; the current one kept its count.
     assertEquals(

@@ -69,6 +69,7 @@ function render_row(key, highlight_id) {
     find(`[data-cell="${name}"]`, row);
   row.dataset.keyId = key.id;
   cell("name").textContent = key.name;
+  cell("mode").hidden = key.mode !== "test";
   cell("prefix").textContent = `${key.prefix}…`;
   cell("created").textContent = format_date(key.created_at);
   cell("created").title = format_date_time(key.created_at);
@@ -154,7 +155,10 @@ create_form.addEventListener("submit", async (event) => {
   ));
   set_busy(submit, "Generating…");
   try {
-    const created = await mutate("account.create_key", { name });
+    const mode = new FormData(create_form).get("mode") === "test"
+      ? "test"
+      : "live";
+    const created = await mutate("account.create_key", { name, mode });
     create_dialog.close();
     show_new_key(created);
     await load_keys(created.id);

@@ -181,6 +181,9 @@ try {
   find("[data-remaining]").textContent = usage.remaining > 0
     ? `${number.format(usage.remaining)} left this month`
     : "Limit reached: /generate answers 403 until the reset or an upgrade.";
+  find("[data-test-calls]").textContent = `Test keys: ${
+    number.format(usage.test_calls)
+  } call${usage.test_calls === 1 ? "" : "s"} this month (not counted)`;
   // resets_at is the first instant of next month (UTC).
   const reset = new Date(usage.resets_at);
   find("[data-reset]").textContent = new Intl.DateTimeFormat(undefined, {

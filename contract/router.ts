@@ -101,7 +101,7 @@ const ERROR_RESPONSES = {
     "Revoked key (`key_revoked`), inactive subscription (`subscription_inactive`) or monthly limit used up (`quota_exceeded`).",
   408: "The request body did not arrive in time (`request_timeout`).",
   413: "Request body over 1 MiB (`payload_too_large`).",
-  429: "Rate limit hit (`rate_limited`); wait 60 s (see `Retry-After`).",
+  429: "Rate limit hit (`rate_limited`); retry after `Retry-After` seconds.",
   500: "Unexpected fault (`internal`); safe to retry.",
   503: "Temporarily unavailable (`unavailable`); retry after `Retry-After`.",
 };

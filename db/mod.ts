@@ -51,14 +51,21 @@ export {
   hash_api_key,
   list_api_keys,
   looks_like_api_key,
+  type RateLimits,
   revoke_all_api_keys,
   revoke_api_key,
 } from "./api_keys.ts";
 export {
   hit_rate_limit,
   type HitRateLimitInput,
+  previous_window_weight,
   prune_rate_limit_windows,
   type RateLimitHit,
+  sliding_window_remaining,
+  sliding_window_used,
+  sliding_window_wait_ms,
+  type SlidingWindow,
+  window_start_of,
 } from "./rate_limits.ts";
 export {
   get_daily_usage,

@@ -136,10 +136,13 @@ export function build_openapi_document(): Json {
     schema: { type },
   });
   const rate_headers = {
-    "RateLimit-Limit": header("Requests allowed per minute.", "integer"),
-    "RateLimit-Remaining": header("Requests left in this minute.", "integer"),
+    "RateLimit-Limit": header(
+      "Requests allowed per minute (sliding window of 60 s).",
+      "integer",
+    ),
+    "RateLimit-Remaining": header("Requests that fit now.", "integer"),
     "RateLimit-Reset": header(
-      "Seconds until the minute window resets.",
+      "Seconds until one more request than `RateLimit-Remaining` fits.",
       "integer",
     ),
   };
@@ -169,7 +172,10 @@ export function build_openapi_document(): Json {
   responses["429"] = {
     ...responses["429"],
     headers: {
-      "Retry-After": header("Seconds to wait: 60.", "integer"),
+      "Retry-After": header(
+        "Seconds until the next request fits (equals `RateLimit-Reset`).",
+        "integer",
+      ),
       ...rate_headers,
     },
   };

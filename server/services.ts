@@ -152,6 +152,12 @@ export function create_services(
     ? createHash("sha256").update(options.admin_token).digest()
     : undefined;
 
+  const rate_limits = Object.fromEntries(
+    Object.entries(PLANS).map((
+      [plan, limits],
+    ) => [plan, options.rate_limit_per_minute ?? limits.requests_per_minute]),
+  ) as store.RateLimits;
+
   // `account_id:month` → until when (clock ms) not to render early.
   const recently_exhausted = new Map<string, number>();
 
@@ -234,6 +240,7 @@ export function create_services(
         const result = await store.authenticate_api_key(database, {
           key,
           now: at,
+          rate_limits,
         });
         if (result.status === "unknown") {
           throw new ApiError("unauthorized", "Unknown API key");
@@ -253,27 +260,27 @@ export function create_services(
             "The account's subscription is inactive; reactivate it to generate invoices",
           );
         }
-        const limit = options.rate_limit_per_minute ??
-          PLANS[result.account.plan].requests_per_minute;
+        const { rate } = result;
+        const remaining = store.sliding_window_remaining(rate, at);
+        // Seconds until one more request than `remaining` fits: on a 429,
+        // the true wait, so RateLimit-Reset and Retry-After agree.
         const reset_seconds = Math.max(
           1,
-          Math.ceil((result.window_reset_at.getTime() - at.getTime()) / 1000),
+          Math.ceil(
+            store.sliding_window_wait_ms(rate, {
+              now: at,
+              needed: Math.min(remaining + 1, rate.limit),
+            }) / 1000,
+          ),
         );
-        response.headers.set("RateLimit-Limit", String(limit));
-        response.headers.set(
-          "RateLimit-Remaining",
-          String(Math.max(0, limit - result.rate_count)),
-        );
+        response.headers.set("RateLimit-Limit", String(rate.limit));
+        response.headers.set("RateLimit-Remaining", String(remaining));
         response.headers.set("RateLimit-Reset", String(reset_seconds));
-        if (result.rate_count > limit) {
+        if (!result.rate_allowed) {
           throw new ApiError(
             "rate_limited",
-            `Rate limit of ${limit} requests per minute reached; wait 60 seconds before retrying`,
-            {
-              headers: {
-                "Retry-After": String(RATE_LIMIT_RETRY_AFTER_SECONDS),
-              },
-            },
+            `Rate limit of ${rate.limit} requests per minute reached; retry in ${reset_seconds} seconds`,
+            { headers: { "Retry-After": String(reset_seconds) } },
           );
         }
         return { account: account_view(result.account), key_id: result.key_id };

@@ -43,6 +43,8 @@ export interface DashboardOptions {
   cookie_secure: CookieSecure;
   /** Shown on the Usage page as where to ask for a plan change. */
   support_email?: string;
+  /** Stripe billing is on: customers change plans themselves. */
+  billing_enabled?: boolean;
   now: () => Date;
 }
 
@@ -113,6 +115,7 @@ export async function create_dashboard(
   const pages = await render_pages(new URL("./pages/", import.meta.url), {
     signup: options.signup,
     support_email: options.support_email,
+    billing: options.billing_enabled,
   });
   const html = new Map(
     [...pages].map(([path, page]) => [path, {

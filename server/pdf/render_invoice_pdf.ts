@@ -847,7 +847,9 @@ function draw_items(layout: Layout, start_y: number): number {
     tableWidth: width,
     showHead: "everyPage",
     showFoot: "lastPage",
-    rowPageBreak: "auto",
+    // A row that fits on a page moves to the next one whole; only a row
+    // taller than a page is split (autotable does that even with "avoid").
+    rowPageBreak: "avoid",
     styles: base_styles({ cellPadding: pad }),
     headStyles: {
       fontStyle: "normal",

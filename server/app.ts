@@ -37,6 +37,8 @@ export interface AppOptions {
     request: Request,
     response: ResponseSink,
   ) => SessionControl;
+  /** The HTML 404 page for browsers; undefined for API clients. */
+  not_found_page?: (request: Request) => Response | undefined;
   /** Serves the dashboard's pages and files; undefined for other paths. */
   serve_dashboard?: (
     request: Request,
@@ -387,7 +389,16 @@ export function create_app(options: AppOptions): Handler {
     }
     const page = await options.serve_dashboard?.(request, url);
     if (page) return page;
-    return await rest(request, url);
+    const response = await rest(request, url);
+    const api_path = path.startsWith("/admin/") || path.startsWith("/account/");
+    if (
+      !api_path && response.status === 404 &&
+      error_codes.get(response) === "not_found"
+    ) {
+      // A person who followed a bad link gets a page, not raw JSON.
+      return options.not_found_page?.(request) ?? response;
+    }
+    return response;
   }
 
   /** The origin to echo in CORS headers, when the API is open to it. */

@@ -20,6 +20,7 @@ import {
 import type { Invoice, InvoiceParty } from "../../contract/invoice_types.ts";
 import {
   create_document_with_fonts,
+  draw_text_line,
   font_handle,
   type FontHandle,
   INVOICE_FONT_FAMILY,
@@ -27,6 +28,7 @@ import {
   sanitize_text,
 } from "./fonts.ts";
 import { format_decimal, format_money, format_quantity } from "./format.ts";
+import { needs_text_layout } from "./text_layout.ts";
 
 /**
  * Version of the layout. Part of the document /ID hash, so a layout change
@@ -499,17 +501,30 @@ function draw_body_cell(
       `${num(table + content_width(doc))} ${rule_y} l S Q\n`;
   }
   ops += `BT /${handle.resource} ${num(size)} Tf ${INK_FILL}\n`;
+  // Lines in other scripts: shaped and drawn by the text layout afterwards.
+  const laid_out: { line: string; x: number; y: number }[] = [];
   for (const line of cell.text) {
     if (line !== "") {
       const x = right
         ? x_right - handle.font.widthOfString(line, size)
         : x_left;
-      ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +
-        `${handle.font.encode_hex(line)}> Tj\n`;
+      if (needs_text_layout(line, handle.font.prepared)) {
+        laid_out.push({ line, x, y });
+      } else {
+        ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +
+          `${handle.font.encode_hex(line)}> Tj\n`;
+      }
     }
     y += line_height;
   }
   (doc.internal as unknown as { write(ops: string): void }).write(ops + "ET");
+  if (laid_out.length > 0) {
+    doc.setFont(INVOICE_FONT_FAMILY, "normal");
+    doc.setFontSize(size);
+    for (const { line, x, y } of laid_out) {
+      draw_text_line(doc, line, { x, y, fill: INK_FILL });
+    }
+  }
 }
 
 /** Notes under the table; long notes continue on further pages. */

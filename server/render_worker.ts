@@ -3,7 +3,6 @@
  * prepares the fonts once and then renders one invoice per message.
  */
 /// <reference lib="deno.worker" />
-import { load_invoice_fonts, render_invoice_pdf } from "./pdf/mod.ts";
 import type { Invoice } from "../contract/mod.ts";
 
 /** A render request sent to a worker. */
@@ -20,9 +19,20 @@ export type RenderReply =
 if (
   typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope
 ) {
-  load_invoice_fonts();
+  // The renderer's module graph starts HarfBuzz's WebAssembly with a
+  // top-level await; requests arriving meanwhile wait here instead of
+  // reaching a worker without a message handler (and being lost).
+  const waiting: RenderRequest[] = [];
+  let handle: ((request: RenderRequest) => void) | undefined;
   self.onmessage = (event: MessageEvent<RenderRequest>) => {
-    const { id, invoice } = event.data;
+    if (handle === undefined) waiting.push(event.data);
+    else handle(event.data);
+  };
+  const { load_invoice_fonts, render_invoice_pdf } = await import(
+    "./pdf/mod.ts"
+  );
+  load_invoice_fonts();
+  handle = ({ id, invoice }: RenderRequest): void => {
     try {
       const bytes = render_invoice_pdf(invoice);
       self.postMessage({ id, ok: true, bytes } satisfies RenderReply, [
@@ -38,4 +48,5 @@ if (
       );
     }
   };
+  for (const request of waiting.splice(0)) handle(request);
 }

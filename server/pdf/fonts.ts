@@ -148,12 +148,27 @@ export class DocumentFont {
     this.text_settings = settings;
   }
 
+  #han_hint: string | undefined | null = null;
+
+  /** "ja" or "ko" when the document's text has kana or hangul. */
+  han_hint(): string | undefined {
+    if (this.#han_hint === null) {
+      const text = this.text_settings.context?.() ?? "";
+      this.#han_hint = /[\u3040-\u30ff\u31f0-\u31ff]/.test(text)
+        ? "ja"
+        : /[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]/.test(text)
+        ? "ko"
+        : undefined;
+    }
+    return this.#han_hint;
+  }
+
   /** Layout options for text in this (Latin) font. */
   layout_options(): TextLayoutOptions {
     return {
       latin: this.prepared,
       bold: this.prepared.style === "bold",
-      locale: this.text_settings.locale,
+      locale: this.text_settings.locale ?? this.han_hint(),
       direction: this.text_settings.direction,
     };
   }
@@ -309,6 +324,12 @@ export interface DocumentTextSettings {
   locale?: string;
   /** Paragraph direction of the layout; by default per line. */
   direction?: "ltr" | "rtl";
+  /**
+   * All of the document's text, asked for only when Han characters need a
+   * font and there is no locale: kana anywhere makes them Japanese, hangul
+   * Korean.
+   */
+  context?: () => string;
 }
 
 const document_text_settings = new WeakMap<jsPDF, DocumentTextSettings>();

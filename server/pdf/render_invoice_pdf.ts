@@ -248,7 +248,7 @@ export function render_invoice_pdf(invoice: Invoice): Uint8Array {
     compress: true,
     // Otherwise jsPDF writes all 14 standard fonts, which we never use.
     putOnlyUsedFonts: true,
-  }, { locale: input.locale });
+  }, { locale: input.locale, context: () => JSON.stringify(input) });
   doc.setFont(INVOICE_FONT_FAMILY, "normal");
   doc.setLineHeightFactor(LINE_HEIGHT_FACTOR);
   const layout = layout_state(doc, input);

@@ -27,6 +27,13 @@ import {
   sanitize_text,
 } from "./fonts.ts";
 import { format_decimal, format_money, format_quantity } from "./format.ts";
+import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
+
+/** Options of {@link render_invoice_pdf}. */
+export interface RenderPdfOptions {
+  /** Make the file PDF/A-3b with this embedded file (Factur-X). */
+  pdfa3?: PdfA3Options;
+}
 
 /**
  * Version of the layout. Part of the document /ID hash, so a layout change
@@ -80,9 +87,13 @@ const CELL_PAD_X = 10;
  * "Invoice <number>", author the sender's name.
  *
  * @param invoice A validated invoice (see `contract/invoice_types.ts`).
+ * @param options `pdfa3`: a PDF/A-3b file with an embedded file (same pages).
  * @returns The PDF file bytes.
  */
-export function render_invoice_pdf(invoice: Invoice): Uint8Array {
+export function render_invoice_pdf(
+  invoice: Invoice,
+  options: RenderPdfOptions = {},
+): Uint8Array {
   const doc = create_document_with_fonts({
     unit: "pt",
     format: "a4",
@@ -99,6 +110,7 @@ export function render_invoice_pdf(invoice: Invoice): Uint8Array {
   });
   doc.setCreationDate(pdf_date(invoice.date));
   doc.setFileId(document_id(invoice));
+  if (options.pdfa3 !== undefined) make_pdfa3(doc, options.pdfa3);
 
   const text = {
     number: single_line(invoice.invoice_number),

@@ -15,9 +15,9 @@ import {
   address_lines,
   date_102,
   EN16931_ID,
+  invoice_note,
   needs_delivery_address,
   needs_exemption_reason,
-  notes,
   payment_means_code,
   PEPPOL_PROCESS,
   quantity_and_price,
@@ -67,7 +67,8 @@ export function write_cii(invoice: Invoice, options: CiiOptions): string {
   xml.open("ram:IssueDateTime"); // BT-2
   date(xml, invoice.date);
   xml.close();
-  for (const note of notes(invoice, { test: options.test === true })) {
+  const note = invoice_note(invoice, { test: options.test === true });
+  if (note !== undefined) {
     xml.open("ram:IncludedNote").leaf("ram:Content", note).close(); // BT-22
   }
   xml.close();

@@ -116,15 +116,22 @@ export function needs_delivery_address(invoice: Invoice): boolean {
   return uses_category(invoice, "K");
 }
 
-/** The invoice note (BT-22) texts: the request's notes, and a test marker. */
-export function notes(
+/**
+ * The invoice note (BT-22): the request's notes, after a test marker for
+ * output of test keys. One note, because Peppol allows only one
+ * (PEPPOL-EN16931-R002).
+ */
+export function invoice_note(
   invoice: Invoice,
   options: { test: boolean },
-): string[] {
-  const out: string[] = [];
-  if (options.test) out.push("TEST – not valid for accounting");
+): string | undefined {
+  const parts: string[] = [];
+  if (options.test) parts.push(TEST_NOTE);
   if (invoice.notes !== undefined && invoice.notes.trim() !== "") {
-    out.push(invoice.notes);
+    parts.push(invoice.notes);
   }
-  return out;
+  return parts.length === 0 ? undefined : parts.join("\n\n");
 }
+
+/** The note that marks output of test keys. */
+export const TEST_NOTE = "TEST – not valid for accounting";

@@ -14,9 +14,9 @@ import type {
 import { XmlWriter } from "./xml_writer.ts";
 import {
   address_lines,
+  invoice_note,
   needs_delivery_address,
   needs_exemption_reason,
-  notes,
   payment_means_code,
   PEPPOL_ID,
   PEPPOL_PROCESS,
@@ -67,7 +67,8 @@ export function write_ubl(invoice: Invoice, options: UblOptions): string {
     credit ? "cbc:CreditNoteTypeCode" : "cbc:InvoiceTypeCode",
     type_code(invoice),
   ); // BT-3
-  for (const note of notes(invoice, { test: options.test === true })) {
+  const note = invoice_note(invoice, { test: options.test === true });
+  if (note !== undefined) {
     xml.leaf("cbc:Note", note); // BT-22
   }
   xml.leaf("cbc:DocumentCurrencyCode", currency); // BT-5

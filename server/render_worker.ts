@@ -3,13 +3,18 @@
  * prepares the fonts once and then renders one invoice per message.
  */
 /// <reference lib="deno.worker" />
-import { load_invoice_fonts, render_invoice_pdf } from "./pdf/mod.ts";
-import type { Invoice } from "../contract/mod.ts";
+import { load_invoice_fonts } from "./pdf/mod.ts";
+import { render_invoice_document } from "./einvoice/mod.ts";
+import type { Invoice, InvoiceFormat } from "../contract/mod.ts";
 
 /** A render request sent to a worker. */
 export interface RenderRequest {
   id: number;
   invoice: Invoice;
+  /** Output format; absent: the PDF. */
+  format?: InvoiceFormat;
+  /** Output of a test key (marked as test in e-invoices). */
+  test?: boolean;
 }
 
 /** A worker's answer. */
@@ -22,9 +27,12 @@ if (
 ) {
   load_invoice_fonts();
   self.onmessage = (event: MessageEvent<RenderRequest>) => {
-    const { id, invoice } = event.data;
+    const { id, invoice, format, test } = event.data;
     try {
-      const bytes = render_invoice_pdf(invoice);
+      const { bytes } = render_invoice_document(invoice as never, {
+        format: format ?? "pdf",
+        test,
+      });
       self.postMessage({ id, ok: true, bytes } satisfies RenderReply, [
         bytes.buffer as ArrayBuffer,
       ]);

@@ -262,10 +262,7 @@ function settlement(xml: XmlWriter, invoice: Invoice): void {
     }
     xml.leaf("ram:BasisAmount", row.taxable_amount); // BT-116
     xml.leaf("ram:CategoryCode", row.category); // BT-118
-    xml.optional(
-      "ram:RateApplicablePercent",
-      written_rate(row.category, row.rate),
-    ); // BT-119
+    xml.leaf("ram:RateApplicablePercent", row.rate); // BT-119
     xml.close();
   }
   if (invoice.billing_period !== undefined) {

@@ -56,7 +56,11 @@ export function tax_id_role(
   return party === "seller" ? "tax_registration" : undefined;
 }
 
-/** The tax rate as written in the XML: none for "not subject to VAT" (BR-O-05). */
+/**
+ * The tax rate of a line, allowance or charge as written in the XML: none
+ * for "not subject to VAT" (BR-O-05, BR-O-06, BR-O-07). The breakdown
+ * always states its rate, 0 for O (XRechnung requires it, BR-DE-14).
+ */
 export function written_rate(
   category: TaxCategory | undefined,
   rate: string | undefined,

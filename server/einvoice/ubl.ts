@@ -149,6 +149,7 @@ export function write_ubl(invoice: Invoice, options: UblOptions): string {
     tax_category(xml, "cac:TaxCategory", {
       category: row.category,
       rate: row.rate,
+      breakdown: true,
       exemption_reason: needs_exemption_reason(row.category)
         ? row.exemption_reason ?? invoice.tax_exemption_reason
         : undefined,
@@ -219,15 +220,20 @@ export function write_ubl(invoice: Invoice, options: UblOptions): string {
 function tax_category(
   xml: XmlWriter,
   element: string,
-  { category, rate, exemption_reason }: {
+  { category, rate, exemption_reason, breakdown }: {
     category: TaxCategory;
     rate: string | undefined;
     exemption_reason?: string;
+    /** BT-119 is always written (see written_rate). */
+    breakdown?: boolean;
   },
 ): void {
   xml.open(element);
   xml.leaf("cbc:ID", category);
-  xml.optional("cbc:Percent", written_rate(category, rate));
+  xml.optional(
+    "cbc:Percent",
+    breakdown ? rate ?? "0" : written_rate(category, rate),
+  );
   xml.optional("cbc:TaxExemptionReason", exemption_reason); // BT-120
   xml.open("cac:TaxScheme").leaf("cbc:ID", "VAT").close();
   xml.close();

@@ -166,7 +166,7 @@ export interface FormatProblem {
 
 const VAT_ID = /^[A-Z]{2}[0-9A-Za-z+*.]{2,}$/;
 
-function categories_of(invoice: Invoice): Set<TaxCategory> {
+function categories_of(invoice: FormatCheckedInvoice): Set<TaxCategory> {
   const out = new Set<TaxCategory>();
   for (const item of invoice.items) {
     if (item.tax_category) out.add(item.tax_category);
@@ -188,7 +188,7 @@ let currencies: Set<string> | undefined;
  * term; empty when the invoice can be written in that format.
  */
 export function format_problems(
-  invoice: Invoice,
+  invoice: FormatCheckedInvoice,
   format: InvoiceFormat,
 ): FormatProblem[] {
   if (format === "pdf") return [];

@@ -6,8 +6,12 @@
 import type { Invoice } from "./invoice_types.ts";
 import type { InvoiceFormat } from "./einvoice.ts";
 import type {
+  AccountWithBilling,
+  BillingView,
+  ChangePlanResult,
+} from "./billing.ts";
+import type {
   AccountView,
-  AccountWithUsage,
   ApiKeyView,
   CreatedApiKey,
   Plan,
@@ -84,11 +88,35 @@ export interface Services {
     plan: Plan;
     subscription_status?: SubscriptionStatus;
   }): Promise<AccountView>;
-  get_account(account_id: string): Promise<AccountWithUsage>;
+  get_account(account_id: string): Promise<AccountWithBilling>;
+  /**
+   * Operator change of plan or status. On an account billed through Stripe
+   * it becomes an override unless `billing_override` is false.
+   */
   update_account(
     account_id: string,
-    changes: { plan?: Plan; subscription_status?: SubscriptionStatus },
-  ): Promise<AccountWithUsage>;
+    changes: {
+      plan?: Plan;
+      subscription_status?: SubscriptionStatus;
+      billing_override?: boolean;
+    },
+  ): Promise<AccountWithBilling>;
+  /** The account's billing state (billing may be off on this server). */
+  get_billing(account_id: string): Promise<BillingView>;
+  /**
+   * Moves the signed-in account to `plan`: a Stripe Checkout session for a
+   * new subscription, an immediate prorated upgrade, or a downgrade at the
+   * period end. `base_url` is where Stripe sends the customer back.
+   */
+  change_plan(
+    principal: Principal,
+    input: { plan: Plan; base_url: string },
+  ): Promise<ChangePlanResult>;
+  /** A Stripe customer portal session for the signed-in account. */
+  open_billing_portal(
+    principal: Principal,
+    input: { base_url: string },
+  ): Promise<{ url: string }>;
   get_usage(account_id: string): Promise<UsageView>;
   list_keys(account_id: string): Promise<ApiKeyView[]>;
   create_key(account_id: string, name: string): Promise<CreatedApiKey>;
@@ -120,6 +148,8 @@ export interface ServiceContext {
   session_control?: SessionControl;
   /** True when the HTTP face streams the PDF bytes itself (REST `POST /generate`). */
   binary_pdf: boolean;
+  /** Origin of this service as the client reached it, e.g. `https://invoices.example.com`. */
+  origin?: string;
   /** The address the request came from (the TCP peer), for per-client limits. */
   client_address?: string;
   response: ResponseSink;

@@ -10,10 +10,40 @@
  * @module
  */
 import { z } from "zod";
-import type {
-  Invoice,
-  TaxCategory,
-} from "../server/einvoice/invoice_sketch.ts";
+/** UNTDID 5305 VAT category codes used by EN 16931. */
+type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+
+interface PartyFields {
+  name: string;
+  email: string;
+  city?: string;
+  zip?: string;
+  country?: string;
+  tax_id?: string;
+  company_id?: string;
+  phone?: string;
+  contact_name?: string;
+  electronic_address?: { scheme: string; id: string };
+}
+
+/**
+ * The fields of the normalized invoice (contract/invoice_types.ts, issue 9)
+ * that decide whether a format can be written.
+ */
+export interface FormatCheckedInvoice {
+  currency?: string;
+  has_tax: boolean;
+  sender: PartyFields;
+  bill_to: PartyFields;
+  items: { tax_category?: TaxCategory }[];
+  discounts?: { tax_category?: TaxCategory }[];
+  charges?: { tax_category?: TaxCategory }[];
+  delivery_date?: string;
+  billing_period?: { start: string; end: string };
+  buyer_reference?: string;
+  purchase_order?: string;
+  payment?: { iban?: string };
+}
 
 /** Output formats; `pdf` is today's PDF. */
 export const INVOICE_FORMATS = [

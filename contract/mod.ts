@@ -5,6 +5,7 @@
  */
 export * from "./accounts.ts";
 export * from "./auth.ts";
+export * from "./billing.ts";
 export * from "./context.ts";
 export * from "./einvoice.ts";
 export * from "./errors.ts";

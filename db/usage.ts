@@ -65,22 +65,40 @@ function check_input(input: ReleaseGenerationInput): void {
   }
 }
 
+/** SQLSTATE raised by `ink_generation_refused()` (migration 0001). */
+const GENERATION_REFUSED_SQLSTATE = "IQ001";
+
 // The statement of reserve_generation, on every charged request: prepared.
 // $1 account, $2 month, $3 request hash, $4 limit, $5 day.
+//
+// A receipt is committed only together with its charge: a new receipt whose
+// charge the counter refuses (another request took the last one meanwhile)
+// makes the statement fail via ink_generation_refused(), which rolls the
+// receipt back. A concurrent identical request waits on that receipt's
+// unique key and, once it is gone, is judged afresh, so it can be served as
+// a replay only of a charged request. Receipts are only inserted when the
+// statement's snapshot shows room, so a used-up month answers without error.
 const RESERVE_STATEMENT: PreparedStatement = {
   name: "ink_reserve_generation",
   types: ["uuid", "text", "text", "int", "date"],
   text: `
-    with receipt as (
+    with seen as (
+      select (select count from usage_monthly
+                where account_id = $1::uuid and month = $2::text) as used,
+             exists (select 1 from generation_receipts
+                where account_id = $1::uuid and month = $2::text
+                  and request_hash = $3::text) as receipted
+    ),
+    receipt as (
       insert into generation_receipts (account_id, month, request_hash)
-      values ($1::uuid, $2::text, $3::text)
+      select $1::uuid, $2::text, $3::text from seen
+      where not seen.receipted and coalesce(seen.used, 0) < $4::int
       on conflict do nothing
       returning 1
     ),
     monthly as (
       insert into usage_monthly as u (account_id, month, count)
       select $1::uuid, $2::text, 1 from receipt
-      where $4::int > 0
       on conflict (account_id, month) do update set count = u.count + 1
       where u.count < $4::int
       returning u.count
@@ -91,22 +109,38 @@ const RESERVE_STATEMENT: PreparedStatement = {
       on conflict (account_id, day) do update set count = d.count + 1
       returning 1
     )
-    select (select count(*) from receipt)::int as inserted,
+    select seen.receipted,
+           (select count(*) from receipt)::int as inserted,
            (select count from monthly) as new_count,
-           (select count from usage_monthly
-             where account_id = $1::uuid and month = $2::text
-           ) as current
+           coalesce(seen.used, 0) as current,
+           case when exists (select 1 from receipt)
+                 and not exists (select 1 from monthly)
+             then ink_generation_refused() end as refused
+    from seen
   `,
 };
+
+function is_generation_refused(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current != null; depth++) {
+    if (typeof current !== "object") return false;
+    const e = current as { code?: unknown; cause?: unknown };
+    if (e.code === GENERATION_REFUSED_SQLSTATE) return true;
+    current = e.cause;
+  }
+  return false;
+}
 
 /**
  * Reserves one generation against the monthly `limit`.
  *
  * One statement with data-modifying CTEs inserts the receipt (if new) and,
  * only then, increments the monthly counter if it is below `limit`, and the
- * daily counter with it. A receipt that already existed means a replay, free
- * even when the month is used up. A new receipt whose counter could not move
- * is deleted again by a second statement, on that rejection path only.
+ * daily counter with it; receipt and charge commit together or not at all.
+ * An earlier receipt (always a charged one) means a replay, free even when
+ * the month is used up. Only when another request took the last generation
+ * between the statement's snapshot and its charge does a second statement
+ * run, to read the counter for the answer.
  *
  * Call {@linkcode release_generation} only after a "reserved" result.
  */
@@ -119,35 +153,41 @@ export async function reserve_generation(
     throw new RangeError("limit must be a non-negative integer");
   }
   const { account_id, month, day, request_hash, limit } = input;
-  const rows = await database.run<{
+  let row: {
+    receipted: boolean;
     inserted: number | string;
     new_count: number | string | null;
-    current: number | string | null;
-  }>(RESERVE_STATEMENT, [account_id, month, request_hash, limit, day]);
-  const row = rows[0]!;
+    current: number | string;
+  };
+  try {
+    const rows = await database.run<typeof row>(RESERVE_STATEMENT, [
+      account_id,
+      month,
+      request_hash,
+      limit,
+      day,
+    ]);
+    row = rows[0]!;
+  } catch (error) {
+    if (!is_generation_refused(error)) throw error;
+    const after = await query_rows<{ used: number | string }>(
+      database,
+      sql`select coalesce((select count from usage_monthly
+        where account_id = ${account_id}::uuid and month = ${month}), 0) as used`,
+    );
+    return { status: "exhausted", used: to_number(after[0]?.used ?? 0) };
+  }
   if (row.new_count !== null) {
     return { status: "reserved", used: to_number(row.new_count) };
   }
-  if (to_number(row.inserted) === 0) {
-    // `current` comes from the statement's snapshot: good enough to report.
-    return { status: "replay", used: to_number(row.current ?? 0) };
+  // `current` comes from the statement's snapshot: good enough to report.
+  const used = to_number(row.current);
+  if (row.receipted || used < limit) {
+    // Receipted before, or (room, but the insert met a receipt committed
+    // since the snapshot) an identical request was charged meanwhile.
+    return { status: "replay", used };
   }
-  // Rejected: take back the receipt so a later retry is judged afresh, and
-  // read the counter from a fresh snapshot.
-  const after = await query_rows<{ used: number | string }>(
-    database,
-    sql`
-      with gone as (
-        delete from generation_receipts
-        where account_id = ${account_id}::uuid and month = ${month}
-          and request_hash = ${request_hash}
-        returning 1
-      )
-      select coalesce((select count from usage_monthly
-        where account_id = ${account_id}::uuid and month = ${month}), 0) as used
-    `,
-  );
-  return { status: "exhausted", used: to_number(after[0]?.used ?? 0) };
+  return { status: "exhausted", used };
 }
 
 /**

@@ -89,6 +89,38 @@ async function check_exact_quota(
   assertStrictEquals(await receipt_count(database, account_id, month), 150);
   const daily = await get_daily_usage(database, account_id, { month });
   assertStrictEquals(daily.reduce((sum, d) => sum + d.count, 0), 150);
+
+  // Used up: new hashes sent several times at once are never replays of
+  // one another (issue 16 item 1), and leave no receipt behind.
+  const copies = (hashes: number, times: number, limit: number) =>
+    Promise.all(
+      Array.from(
+        { length: hashes * times },
+        (_, i) =>
+          reserve_generation(handles[i % handles.length]!, {
+            account_id,
+            month,
+            day: `${month}-01`,
+            limit,
+            request_hash: `dup-${limit}-${i % hashes}`,
+          }).then((result) => ({ hash: i % hashes, result })),
+      ),
+    );
+  const used_up = await copies(10, 6, 150);
+  assertEquals(tally(used_up.map((r) => r.result)), { exhausted: 60 });
+  assertStrictEquals(await receipt_count(database, account_id, month), 150);
+  // Two left: exactly two distinct hashes are charged, copies of them replay.
+  const two_left = await copies(10, 6, 152);
+  const charged = new Set(
+    two_left.filter((r) => r.result.status === "reserved").map((r) => r.hash),
+  );
+  assertStrictEquals(charged.size, 2);
+  assertEquals(
+    tally(two_left.filter((r) => !charged.has(r.hash)).map((r) => r.result)),
+    { exhausted: 48 },
+  );
+  assertStrictEquals(await get_usage(database, account_id, { month }), 152);
+  assertStrictEquals(await receipt_count(database, account_id, month), 152);
 }
 
 Deno.test("usage quotas", async (t) => {

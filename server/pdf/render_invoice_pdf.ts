@@ -5,6 +5,11 @@
  * process, no clock, no randomness. Identical invoices give byte-identical
  * PDFs.
  *
+ * The layout is a sequence of sections (header, parties, items with totals,
+ * tax breakdown, payment with QR code, notes, footer), each a small function
+ * over one {@link Layout} state. Horizontal positions of the new sections go
+ * through `Layout.x`, so a right-to-left layout can mirror them in one place.
+ *
  * @module
  */
 
@@ -17,7 +22,11 @@ import {
   type RowInput,
   type Styles,
 } from "jspdf-autotable";
-import type { Invoice, InvoiceParty } from "../../contract/invoice_types.ts";
+import type {
+  Invoice,
+  InvoiceLineItem,
+  InvoiceParty,
+} from "../../contract/invoice_types.ts";
 import {
   create_document_with_fonts,
   font_handle,
@@ -26,7 +35,16 @@ import {
   rethrow_font_errors,
   sanitize_text,
 } from "./fonts.ts";
-import { format_decimal, format_money, format_quantity } from "./format.ts";
+import { type Formats, formats_for } from "./locale_format.ts";
+import {
+  fill,
+  type Labels,
+  locale_texts,
+  type LocaleTexts,
+  unit_name,
+} from "./locales.ts";
+import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
+import { draw_logo, type InvoiceLogo } from "./logo.ts";
 import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
 
 /** Options of {@link render_invoice_pdf}. */
@@ -41,6 +59,79 @@ export interface RenderPdfOptions {
  */
 const LAYOUT_VERSION = "invoice-layout-1";
 
+type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+
+/** Party fields of issue 9 (see /work/wt/invoice_model.md). */
+interface PartyFields {
+  address_lines?: string[];
+  country?: string;
+  tax_id?: string;
+  company_id?: string;
+  phone?: string;
+}
+
+type RenderParty = InvoiceParty & PartyFields;
+
+type RenderItem = InvoiceLineItem & {
+  unit?: string;
+  tax_category?: TaxCategory;
+  tax_rate?: string;
+};
+
+interface AllowanceCharge {
+  description: string;
+  amount: string;
+  percent?: string;
+  tax_category?: TaxCategory;
+  tax_rate?: string;
+}
+
+interface TaxBreakdownRow {
+  category: TaxCategory;
+  rate: string;
+  taxable_amount: string;
+  tax_amount: string;
+  exemption_reason?: string;
+}
+
+interface PaymentDetails {
+  iban?: string;
+  bic?: string;
+  account_name?: string;
+  bank_name?: string;
+  reference?: string;
+  link?: string;
+}
+
+/**
+ * The invoice as the renderer reads it: the contract's `Invoice` with the
+ * optional fields of issue 9. Every new field is optional here, so invoices
+ * without them render exactly as before.
+ */
+type RenderInvoice = Omit<Invoice, "sender" | "bill_to" | "items"> & {
+  sender: RenderParty;
+  bill_to: RenderParty;
+  items: RenderItem[];
+  document_type?: "invoice" | "credit_note";
+  preceding_invoice_number?: string;
+  locale?: string;
+  tax_label?: string;
+  tax_exemption_reason?: string;
+  discounts?: AllowanceCharge[];
+  charges?: AllowanceCharge[];
+  has_tax?: boolean;
+  tax_breakdown?: TaxBreakdownRow[];
+  total_without_tax?: string;
+  tax_total?: string;
+  amount_paid?: string;
+  amount_due?: string;
+  purchase_order?: string;
+  buyer_reference?: string;
+  payment_terms?: string;
+  payment?: PaymentDetails;
+  logo?: InvoiceLogo;
+};
+
 type Rgb = [number, number, number];
 
 /** Restrained palette: near-black ink, one grey for labels, hairlines. */
@@ -48,6 +139,7 @@ const INK: Rgb = [26, 31, 54];
 const MUTED: Rgb = [105, 115, 134];
 const RULE: Rgb = [225, 229, 235];
 const RULE_STRONG: Rgb = [160, 168, 180];
+const LINK: Rgb = [29, 78, 216];
 
 // Layout in PDF points (1/72 in). A4 is 595.28 × 841.89 pt.
 const MARGIN_X = 56;
@@ -69,22 +161,86 @@ const LINE_HEIGHT_FACTOR = 1.3;
 const CELL_PAD_Y = 6;
 const CELL_PAD_X = 10;
 
+/** Box the logo is fitted into, top left of page 1 (pt). */
+const LOGO_BOX = { width: 160, height: 52 };
+/** Side of the EPC QR code, quiet zone excluded (pt): about 3 cm. */
+const QR_SIZE = 86;
+
+/**
+ * What every section reads: the document, the invoice, its words and
+ * formats, and the one place horizontal positions go through.
+ */
+interface Layout {
+  doc: jsPDF;
+  invoice: RenderInvoice;
+  texts: LocaleTexts;
+  labels: Labels;
+  /** Printed name of the tax: `tax_label`, else the locale's. */
+  tax: string;
+  formats: Formats;
+  /** True without `locale`: today's words and formats, byte for byte. */
+  legacy: boolean;
+  /** Content box width (between the side margins). */
+  width: number;
+  /**
+   * Page x of a box that starts `offset` points into the content box and is
+   * `width` wide. Left-to-right: `MARGIN_X + offset`; a mirrored layout
+   * would return the box's position from the right.
+   */
+  x(offset: number, width: number): number;
+}
+
+function layout_state(doc: jsPDF, invoice: RenderInvoice): Layout {
+  const texts = locale_texts(invoice.locale);
+  const currency = invoice.currency ? single_line(invoice.currency) : undefined;
+  return {
+    doc,
+    invoice,
+    texts,
+    labels: texts.labels,
+    tax: invoice.tax_label !== undefined && invoice.tax_label.trim() !== ""
+      ? single_line(invoice.tax_label)
+      : texts.tax_label,
+    formats: formats_for(invoice.locale, currency),
+    legacy: invoice.locale === undefined,
+    width: content_width(doc),
+    x: (offset) => MARGIN_X + offset,
+  };
+}
+
+/** A label with `{tax}` filled in. */
+function label(layout: Layout, key: keyof Labels): string {
+  return fill(layout.labels[key], { tax: layout.tax });
+}
+
+function is_credit_note(invoice: RenderInvoice): boolean {
+  return invoice.document_type === "credit_note";
+}
+
+function present(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== "";
+}
+
 /**
  * Renders `invoice` as an A4 PDF.
  *
- * Layout: "INVOICE" title with number, issue and due date and the amount due;
- * sender ("From") and billed party ("Bill to") blocks; the items table
- * (Description, Qty, Rate, Amount) whose header repeats on every page, with
- * subtotal and total kept together with the last row; notes; "Page X of Y"
- * on every page.
+ * Layout: the document title with number, dates and references, and the
+ * amount due; sender and billed party blocks; the items table whose header
+ * repeats on every page, with subtotal, discounts, charges, tax and totals
+ * kept together with the last row; the tax breakdown; payment details with
+ * an EPC QR code; notes; "Page X of Y" on every page. Sections and columns
+ * appear only when the invoice has their data: an invoice with none of the
+ * fields of issue 9 renders exactly as before them.
+ *
+ * With `locale`, labels are that locale's and numbers, money and dates are
+ * formatted through `Intl`.
  *
  * Text is shown in Noto Sans; characters it cannot draw (see
- * `SUPPORTED_UNICODE_RANGES`) appear as "�". Money strings are formatted
- * with thousands separators and the currency code, if any.
+ * `SUPPORTED_UNICODE_RANGES`) appear as "�".
  *
  * The output is deterministic: the creation date is the invoice date and the
  * document /ID a hash of the invoice content. Document title is
- * "Invoice <number>", author the sender's name.
+ * "Invoice <number>" (in the locale's words), author the sender's name.
  *
  * @param invoice A validated invoice (see `contract/invoice_types.ts`).
  * @param options `pdfa3`: a PDF/A-3b file with an embedded file (same pages).
@@ -94,6 +250,7 @@ export function render_invoice_pdf(
   invoice: Invoice,
   options: RenderPdfOptions = {},
 ): Uint8Array {
+  const input = invoice as unknown as RenderInvoice;
   const doc = create_document_with_fonts({
     unit: "pt",
     format: "a4",
@@ -103,30 +260,30 @@ export function render_invoice_pdf(
   });
   doc.setFont(INVOICE_FONT_FAMILY, "normal");
   doc.setLineHeightFactor(LINE_HEIGHT_FACTOR);
+  const layout = layout_state(doc, input);
+  const document_name = is_credit_note(input)
+    ? layout.labels.credit_note
+    : layout.labels.invoice;
   doc.setProperties({
-    title: metadata_text(`Invoice ${invoice.invoice_number}`),
-    author: metadata_text(invoice.sender.name),
+    title: metadata_text(`${document_name} ${input.invoice_number}`),
+    author: metadata_text(input.sender.name),
     creator: "Invoice PDF service",
   });
-  doc.setCreationDate(pdf_date(invoice.date));
-  doc.setFileId(document_id(invoice));
+  doc.setCreationDate(pdf_date(input.date));
+  doc.setFileId(document_id(input));
   if (options.pdfa3 !== undefined) make_pdfa3(doc, options.pdfa3);
 
-  const text = {
-    number: single_line(invoice.invoice_number),
-    date: single_line(invoice.date),
-    due_date: single_line(invoice.due_date),
-    currency: invoice.currency ? single_line(invoice.currency) : undefined,
-  };
-  const total = format_money(invoice.total, text.currency);
-
-  let y = draw_header(doc, { ...text, total });
-  y = draw_parties(doc, { invoice, start_y: y + 26 });
-  y = draw_items(doc, { invoice, currency: text.currency, start_y: y + 24 });
-  if (invoice.notes !== undefined && invoice.notes.trim() !== "") {
-    draw_notes(doc, { notes: invoice.notes, start_y: y + 24 });
+  let y = draw_header(layout);
+  y = draw_parties(layout, y + 26);
+  y = draw_items(layout, y + 24);
+  if (input.has_tax === true && input.tax_breakdown !== undefined) {
+    y = draw_tax_breakdown(layout, y + 20);
   }
-  draw_footers(doc, `${text.number} \u00B7 ${total} due ${text.due_date}`);
+  if (has_payment_block(input)) y = draw_payment(layout, y + 24);
+  if (input.notes !== undefined && input.notes.trim() !== "") {
+    draw_notes(layout, y + 24);
+  }
+  draw_footers(layout);
 
   const bytes = new Uint8Array(doc.output("arraybuffer"));
   rethrow_font_errors(doc);
@@ -159,6 +316,17 @@ const PAGE_MARGIN = {
   right: MARGIN_X,
 };
 
+/** Page margins of a table `width` wide starting `offset` into the content box. */
+function table_margin(
+  layout: Layout,
+  offset: number,
+  width: number,
+): typeof PAGE_MARGIN {
+  const left = layout.x(offset, width);
+  const page = layout.doc.internal.pageSize.getWidth();
+  return { ...PAGE_MARGIN, left, right: page - left - width };
+}
+
 function content_width(doc: jsPDF): number {
   return doc.internal.pageSize.getWidth() - 2 * MARGIN_X;
 }
@@ -168,33 +336,67 @@ function last_table_end(doc: jsPDF): number {
     .finalY;
 }
 
-/**
- * Title, invoice facts (number, dates) on the left and the amount due on the
- * right. Returns the y below the block.
- */
-function draw_header(
+function set_text_style(
   doc: jsPDF,
-  text: { number: string; date: string; due_date: string; total: string },
-): number {
-  const total = text.total;
-  const width = content_width(doc);
-  const right = MARGIN_X + width;
-  const title_baseline = MARGIN_TOP + SIZE_TITLE * 0.75;
-  doc.setFont(INVOICE_FONT_FAMILY, "bold");
-  doc.setFontSize(SIZE_TITLE);
-  doc.setTextColor(...INK);
-  doc.text("INVOICE", MARGIN_X, title_baseline);
+  { style, size, color }: {
+    style: "normal" | "bold";
+    size: number;
+    color: Rgb;
+  },
+): void {
+  doc.setFont(INVOICE_FONT_FAMILY, style);
+  doc.setFontSize(size);
+  doc.setTextColor(...color);
+}
 
+/**
+ * Logo (page 1 only), title, invoice facts (number, dates, references) on
+ * the left and the amount due on the right. Returns the y below the block.
+ */
+function draw_header(layout: Layout): number {
+  const { doc, invoice, labels, formats } = layout;
+  const width = layout.width;
+  const right = MARGIN_X + width;
+  let top = MARGIN_TOP;
+  if (invoice.logo !== undefined) {
+    const drawn = draw_logo(doc, invoice.logo, {
+      x: layout.x(0, LOGO_BOX.width),
+      y: MARGIN_TOP,
+      ...LOGO_BOX,
+    });
+    top += drawn.height + 18;
+  }
+  const title_baseline = top + SIZE_TITLE * 0.75;
+  set_text_style(doc, { style: "bold", size: SIZE_TITLE, color: INK });
+  const title = (is_credit_note(invoice) ? labels.credit_note : labels.invoice)
+    .toLocaleUpperCase(invoice.locale ?? "en-US");
+  if (layout.legacy) {
+    doc.text(title, MARGIN_X, title_baseline);
+  } else {
+    // Long titles ("FAKTURA KORYGUJĄCA") shrink rather than run into the
+    // amount due.
+    const natural = doc.getTextWidth(title);
+    if (natural > width * 0.55) {
+      doc.setFontSize(SIZE_TITLE * width * 0.55 / natural);
+    }
+    doc.text(title, layout.x(0, width * 0.55), title_baseline);
+  }
+
+  const amount_due = formats.money(invoice.amount_due ?? invoice.total);
+  const due_date = single_line(invoice.due_date);
   // Amount due, right-aligned; shrunk (never wrapped) if it is very long.
   const due_width = width * 0.42;
-  doc.setFont(INVOICE_FONT_FAMILY, "normal");
-  doc.setFontSize(SIZE_LABEL);
-  doc.setTextColor(...MUTED);
-  doc.text("Amount due", right, MARGIN_TOP + 6, { align: "right" });
+  set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
+  doc.text(
+    is_credit_note(invoice) ? labels.amount_credited : labels.amount_due,
+    right,
+    MARGIN_TOP + 6,
+    { align: "right" },
+  );
   doc.setFont(INVOICE_FONT_FAMILY, "bold");
   let size = SIZE_AMOUNT_DUE;
   doc.setFontSize(size);
-  const natural = doc.getTextWidth(total);
+  const natural = doc.getTextWidth(amount_due);
   if (natural > due_width) {
     size = Math.max(7, (size * due_width) / natural);
     doc.setFontSize(size);
@@ -202,28 +404,42 @@ function draw_header(
   doc.setTextColor(...INK);
   const amount_baseline = MARGIN_TOP + 6 + 8 + size;
   doc.text(
-    fit_line(doc, total, { max_width: due_width }),
+    fit_line(doc, amount_due, { max_width: due_width }),
     right,
     amount_baseline,
     {
       align: "right",
     },
   );
-  doc.setFont(INVOICE_FONT_FAMILY, "normal");
-  doc.setFontSize(SIZE_LABEL);
-  doc.setTextColor(...MUTED);
-  doc.text(
-    fit_line(doc, `Due ${text.due_date}`, { max_width: due_width }),
-    right,
-    amount_baseline + 15,
-    { align: "right" },
-  );
+  let right_end = amount_baseline + 15;
+  if (!is_credit_note(invoice)) {
+    set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
+    doc.text(
+      fit_line(doc, fill(labels.due_on, { date: formats.date(due_date) }), {
+        max_width: due_width,
+      }),
+      right,
+      amount_baseline + 15,
+      { align: "right" },
+    );
+  } else {
+    right_end = amount_baseline;
+  }
 
-  const label_width = 78;
+  const facts = header_facts(layout);
+  let label_width = 78;
+  if (!layout.legacy) {
+    doc.setFont(INVOICE_FONT_FAMILY, "normal");
+    doc.setFontSize(SIZE_LABEL);
+    const widest = Math.max(...facts.map(([l]) => doc.getTextWidth(l)));
+    label_width = Math.min(150, Math.max(78, widest + 10));
+  }
   autoTable(doc, {
     theme: "plain",
     startY: title_baseline + 22,
-    margin: { ...PAGE_MARGIN, right: MARGIN_X + width * 0.45 },
+    margin: layout.legacy
+      ? { ...PAGE_MARGIN, right: MARGIN_X + width * 0.45 }
+      : table_margin(layout, 0, width * 0.55),
     tableWidth: width * 0.55,
     styles: base_styles({ cellPadding: { top: 1.5, bottom: 1.5 } }),
     columnStyles: {
@@ -239,46 +455,94 @@ function draw_header(
       },
       1: { cellWidth: width * 0.55 - label_width },
     },
-    body: [
-      ["Invoice number", text.number],
-      ["Issue date", text.date],
-      ["Due date", text.due_date],
-    ],
+    body: facts,
   });
-  return Math.max(last_table_end(doc), amount_baseline + 15);
+  return Math.max(last_table_end(doc), right_end);
 }
 
-/** Lines describing a party below its name: e-mail and the address present. */
-function party_lines(party: InvoiceParty): string[] {
+/** Label and value rows under the title: number, dates and references. */
+function header_facts(layout: Layout): string[][] {
+  const { invoice, labels, formats } = layout;
+  const credit = is_credit_note(invoice);
+  const rows = [
+    [
+      credit ? labels.credit_note_number : labels.invoice_number,
+      single_line(invoice.invoice_number),
+    ],
+  ];
+  if (credit && present(invoice.preceding_invoice_number)) {
+    rows.push([
+      labels.preceding_invoice,
+      single_line(invoice.preceding_invoice_number),
+    ]);
+  }
+  rows.push([labels.issue_date, formats.date(single_line(invoice.date))]);
+  // A credit note is not paid by the buyer: no due date on it.
+  if (!credit) {
+    rows.push([labels.due_date, formats.date(single_line(invoice.due_date))]);
+  }
+  const optional: [keyof Labels, string | undefined][] = [
+    ["purchase_order", invoice.purchase_order],
+    ["buyer_reference", invoice.buyer_reference],
+    ["payment_terms", invoice.payment_terms],
+  ];
+  for (const [key, value] of optional) {
+    if (present(value)) rows.push([labels[key], sanitize_text(value).trim()]);
+  }
+  return rows;
+}
+
+/**
+ * Lines describing a party below its name: e-mail, the address present,
+ * country, phone and registration numbers.
+ */
+function party_lines(layout: Layout, party: RenderParty): string[] {
+  const { labels, texts, formats } = layout;
   const lines = [single_line(party.email)];
-  if (party.address !== undefined && party.address.trim() !== "") {
-    for (const line of sanitize_text(party.address).split("\n")) {
+  const address = party.address_lines ??
+    (party.address !== undefined ? [party.address] : []);
+  for (const entry of address) {
+    if (entry.trim() === "") continue;
+    for (const line of sanitize_text(entry).split("\n")) {
       if (line.trim() !== "") lines.push(line.trim());
     }
   }
-  const city = [party.city, party.state]
-    .filter((v): v is string => v !== undefined && v.trim() !== "")
-    .map(single_line)
-    .join(", ");
-  const zip = party.zip !== undefined && party.zip.trim() !== ""
-    ? single_line(party.zip)
-    : "";
-  const locality = [city, zip].filter((v) => v !== "").join(" ");
+  const city = present(party.city) ? single_line(party.city) : "";
+  const state = present(party.state) ? single_line(party.state) : "";
+  const zip = present(party.zip) ? single_line(party.zip) : "";
+  let locality: string;
+  if (layout.legacy || !texts.zip_first) {
+    const city_state = [city, state].filter((v) => v !== "").join(", ");
+    locality = [city_state, zip].filter((v) => v !== "").join(" ");
+  } else {
+    const zip_city = [zip, city].filter((v) => v !== "").join(" ");
+    locality = [zip_city, state].filter((v) => v !== "").join(", ");
+  }
   if (locality !== "") lines.push(locality);
+  if (present(party.country)) {
+    lines.push(formats.country(single_line(party.country)));
+  }
+  if (present(party.phone)) {
+    lines.push(`${labels.phone} ${single_line(party.phone)}`);
+  }
+  if (present(party.tax_id)) {
+    lines.push(`${labels.tax_id} ${single_line(party.tax_id)}`);
+  }
+  if (present(party.company_id)) {
+    lines.push(`${labels.company_id} ${single_line(party.company_id)}`);
+  }
   return lines;
 }
 
-/** "From" and "Bill to" side by side. Returns the y below the block. */
-function draw_parties(
-  doc: jsPDF,
-  { invoice, start_y }: { invoice: Invoice; start_y: number },
-): number {
-  const width = content_width(doc);
+/** Sender and billed party side by side. Returns the y below the block. */
+function draw_parties(layout: Layout, start_y: number): number {
+  const { doc, invoice, labels } = layout;
+  const width = layout.width;
   const column = width / 2;
   autoTable(doc, {
     theme: "plain",
     startY: start_y,
-    margin: PAGE_MARGIN,
+    margin: layout.legacy ? PAGE_MARGIN : table_margin(layout, 0, width),
     tableWidth: width,
     showHead: "firstPage",
     styles: base_styles({ cellPadding: { right: 20 } }),
@@ -289,7 +553,7 @@ function draw_parties(
       cellPadding: { bottom: 5, right: 20 },
     },
     columnStyles: { 0: { cellWidth: column }, 1: { cellWidth: column } },
-    head: [["From", "Bill to"]],
+    head: [[labels.from, labels.bill_to]],
     body: [
       [single_line(invoice.sender.name), single_line(invoice.bill_to.name)].map(
         (content) => ({
@@ -302,8 +566,8 @@ function draw_parties(
         }),
       ),
       [
-        party_lines(invoice.sender).join("\n"),
-        party_lines(invoice.bill_to).join("\n"),
+        party_lines(layout, invoice.sender).join("\n"),
+        party_lines(layout, invoice.bill_to).join("\n"),
       ],
     ],
   });
@@ -321,54 +585,189 @@ function text_width(
   return doc.getTextWidth(value);
 }
 
+/** The amount with its sign flipped ("20.00" → "-20.00"), as text. */
+function negated(value: string): string {
+  if (value.startsWith("-")) return value.slice(1);
+  return /^0(\.0+)?$/.test(value) ? value : `-${value}`;
+}
+
+/** One row of the totals under the items table. */
+interface TotalRow {
+  label: string;
+  value: string;
+  /** "strong": bold, larger, strong rule above (the total, the amount due). */
+  kind: "first" | "plain" | "strong";
+}
+
 /**
- * The items table with subtotal and total as its footer. autotable draws a
+ * The rows under the items: subtotal; discounts and charges; total without
+ * tax and total tax when the invoice has tax; total; amount paid and amount
+ * due when something was paid. A seed-style invoice gets subtotal and total
+ * only, as before.
+ */
+function total_rows(layout: Layout): TotalRow[] {
+  const { invoice, formats } = layout;
+  const rows: TotalRow[] = [{
+    label: layout.labels.subtotal,
+    value: formats.money(invoice.subtotal),
+    kind: "first",
+  }];
+  const adjustment = (entry: AllowanceCharge, sign: 1 | -1): TotalRow => ({
+    label: sanitize_text(entry.description).trim() +
+      (entry.percent !== undefined
+        ? ` (${formats.percent(entry.percent)})`
+        : ""),
+    value: formats.money(sign < 0 ? negated(entry.amount) : entry.amount),
+    kind: "plain",
+  });
+  for (const entry of invoice.discounts ?? []) {
+    rows.push(adjustment(entry, -1));
+  }
+  for (const entry of invoice.charges ?? []) rows.push(adjustment(entry, 1));
+  const has_tax = invoice.has_tax === true;
+  if (has_tax && invoice.total_without_tax !== undefined) {
+    rows.push({
+      label: label(layout, "total_without_tax"),
+      value: formats.money(invoice.total_without_tax),
+      kind: "plain",
+    });
+  }
+  if (has_tax && invoice.tax_total !== undefined) {
+    rows.push({
+      label: label(layout, "tax_total"),
+      value: formats.money(invoice.tax_total),
+      kind: "plain",
+    });
+  }
+  rows.push({
+    label: label(layout, has_tax ? "total_with_tax" : "total"),
+    value: formats.money(invoice.total),
+    kind: "strong",
+  });
+  if (invoice.amount_paid !== undefined && invoice.amount_due !== undefined) {
+    rows.push({
+      label: layout.labels.amount_paid,
+      value: formats.money(negated(invoice.amount_paid)),
+      kind: "plain",
+    }, {
+      label: is_credit_note(invoice)
+        ? layout.labels.amount_credited
+        : layout.labels.amount_due,
+      value: formats.money(invoice.amount_due),
+      kind: "strong",
+    });
+  }
+  return rows;
+}
+
+/** A column of the items table. */
+interface ItemColumn {
+  header: string;
+  /** Minimum width (pt); numeric columns grow to their widest entry. */
+  minimum: number;
+  /** Description is left-aligned and takes the remaining width. */
+  numeric: boolean;
+  cell(item: RenderItem): string;
+}
+
+function item_columns(layout: Layout): ItemColumn[] {
+  const { labels, formats, invoice, texts } = layout;
+  const columns: ItemColumn[] = [
+    {
+      header: labels.description,
+      minimum: 0,
+      numeric: false,
+      cell: (item) => sanitize_text(item.description),
+    },
+    {
+      header: labels.quantity,
+      minimum: 44,
+      numeric: true,
+      cell: (item) => formats.quantity(item.quantity),
+    },
+  ];
+  if (invoice.items.some((item) => present(item.unit))) {
+    columns.push({
+      header: labels.unit,
+      minimum: 40,
+      numeric: true,
+      cell: (item) =>
+        present(item.unit) ? unit_name(texts, single_line(item.unit)) : "",
+    });
+  }
+  columns.push({
+    header: labels.unit_price,
+    minimum: 70,
+    numeric: true,
+    cell: (item) => formats.price(item.rate),
+  });
+  if (invoice.has_tax === true) {
+    columns.push({
+      header: label(layout, "line_tax"),
+      minimum: 40,
+      numeric: true,
+      cell: (item) =>
+        item.tax_rate !== undefined ? formats.percent(item.tax_rate) : "",
+    });
+  }
+  columns.push({
+    header: labels.amount,
+    minimum: 84,
+    numeric: true,
+    cell: (item) => formats.amount(item.amount),
+  });
+  return columns;
+}
+
+/**
+ * The items table with the totals as its footer. autotable draws a
  * `lastPage` footer right after the last row and, when they do not fit
  * together, moves the last row to the next page with it, so totals never
  * stand alone at the top of a page.
  */
-function draw_items(
-  doc: jsPDF,
-  { invoice, currency, start_y }: {
-    invoice: Invoice;
-    currency: string | undefined;
-    start_y: number;
-  },
-): number {
-  const width = content_width(doc);
+function draw_items(layout: Layout, start_y: number): number {
+  const { doc, invoice } = layout;
+  const width = layout.width;
   const body_font = font_handle(doc, "normal");
-  const rows = invoice.items.map((item) => [
-    sanitize_text(item.description),
-    format_quantity(item.quantity),
-    format_decimal(item.rate),
-    format_decimal(item.amount),
-  ]);
-  const subtotal = format_money(invoice.subtotal, currency);
-  const total = format_money(invoice.total, currency);
+  const columns = item_columns(layout);
+  const count = columns.length;
+  const rows = invoice.items.map((item) => columns.map((c) => c.cell(item)));
+  const totals = total_rows(layout);
 
   // Numeric columns are as wide as their widest entry, so numbers do not
   // wrap; the description takes the rest. Only absurdly long numbers, which
   // would leave the description less than ~38% of the width, make the
   // numeric columns share that budget and wrap.
-  const measure = (index: number, header: string, minimum: number): number => {
-    let max = text_width(doc, header, { style: "normal", size: SIZE_LABEL });
+  const measure = (index: number): number => {
+    const column = columns[index];
+    let max = text_width(doc, column.header, {
+      style: "normal",
+      size: SIZE_LABEL,
+    });
     doc.setFont(INVOICE_FONT_FAMILY, "normal");
     doc.setFontSize(SIZE_BODY);
     for (const row of rows) max = Math.max(max, doc.getTextWidth(row[index]));
-    return Math.max(minimum, max + 2 * CELL_PAD_X);
+    return Math.max(column.minimum, max + 2 * CELL_PAD_X);
   };
-  const totals_width = Math.max(
-    text_width(doc, subtotal, { style: "normal", size: SIZE_BODY }),
-    text_width(doc, total, { style: "bold", size: SIZE_TOTAL }),
-  ) + 2 * CELL_PAD_X;
-  const natural = [
-    measure(1, "Qty", 44),
-    measure(2, "Rate", 70),
-    Math.max(measure(3, "Amount", 84), totals_width),
-  ];
+  let totals_width = 0;
+  for (const row of totals) {
+    totals_width = Math.max(
+      totals_width,
+      row.kind === "strong"
+        ? text_width(doc, row.value, { style: "bold", size: SIZE_TOTAL })
+        : text_width(doc, row.value, { style: "normal", size: SIZE_BODY }),
+    );
+  }
+  totals_width += 2 * CELL_PAD_X;
+  const natural: number[] = [];
+  for (let i = 1; i < count; i++) {
+    natural.push(
+      i === count - 1 ? Math.max(measure(i), totals_width) : measure(i),
+    );
+  }
   const budget = width * 0.62;
   const sum = natural.reduce((a, b) => a + b, 0);
-  const [qty_width, rate_width, amount_width] = sum <= budget
+  const widths = sum <= budget
     ? natural
     : natural.map((w) => (w * budget) / sum);
 
@@ -397,36 +796,72 @@ function draw_items(
     lineWidth: { top: 0.75 },
     lineColor: RULE_STRONG,
   };
-  const foot: RowInput[] = [
-    [
-      "",
-      foot_cell("Subtotal", { ...subtotal_rule, textColor: MUTED }, 2),
-      foot_cell(subtotal, { ...subtotal_rule, cellPadding: last }),
-    ],
-    [
-      "",
-      foot_cell("Total", {
+  const foot: RowInput[] = totals.map((row) => {
+    if (row.kind === "strong") {
+      const strong: Partial<Styles> = {
         ...total_rule,
         fontStyle: "bold",
         fontSize: SIZE_TOTAL,
-      }, 2),
-      foot_cell(total, {
-        ...total_rule,
-        fontStyle: "bold",
-        fontSize: SIZE_TOTAL,
-        cellPadding: last,
-      }),
-    ],
-  ];
+      };
+      return [
+        "",
+        foot_cell(row.label, strong, count - 2),
+        foot_cell(row.value, { ...strong, cellPadding: last }),
+      ];
+    }
+    if (row.kind === "first") {
+      return [
+        "",
+        foot_cell(row.label, { ...subtotal_rule, textColor: MUTED }, count - 2),
+        foot_cell(row.value, { ...subtotal_rule, cellPadding: last }),
+      ];
+    }
+    // Discounts, charges and tax lines sit closer together.
+    const tight = { ...pad, top: 2, bottom: 2 };
+    return [
+      { content: "", styles: { cellPadding: tight } },
+      foot_cell(row.label, { textColor: MUTED, cellPadding: tight }, count - 2),
+      foot_cell(row.value, { cellPadding: { ...tight, right: 0 } }),
+    ];
+  });
+
+  const column_styles: Record<number, Partial<Styles>> = {
+    0: { cellWidth: "auto", cellPadding: first },
+  };
+  widths.forEach((cell_width, i) => {
+    column_styles[i + 1] = i + 1 === count - 1
+      ? { cellWidth: cell_width, halign: "right", cellPadding: last }
+      : { cellWidth: cell_width, halign: "right" };
+  });
+  const head: CellInput[] = columns.map((column, i) => {
+    if (i === 0) {
+      return {
+        content: column.header,
+        styles: { cellPadding: { ...first, top: 0, bottom: 6 } },
+      };
+    }
+    if (i === count - 1) {
+      return {
+        content: column.header,
+        styles: {
+          halign: "right",
+          cellPadding: { ...last, top: 0, bottom: 6 },
+        },
+      };
+    }
+    return { content: column.header, styles: { halign: "right" } };
+  });
 
   autoTable(doc, {
     theme: "plain",
     startY: start_y,
-    margin: PAGE_MARGIN,
+    margin: layout.legacy ? PAGE_MARGIN : table_margin(layout, 0, width),
     tableWidth: width,
     showHead: "everyPage",
     showFoot: "lastPage",
-    rowPageBreak: "auto",
+    // A row that fits on a page moves to the next one whole; only a row
+    // taller than a page is split (autotable does that even with "avoid").
+    rowPageBreak: "avoid",
     styles: base_styles({ cellPadding: pad }),
     headStyles: {
       fontStyle: "normal",
@@ -445,31 +880,270 @@ function draw_items(
       return false;
     },
     footStyles: { fontStyle: "normal", cellPadding: pad },
-    columnStyles: {
-      0: { cellWidth: "auto", cellPadding: first },
-      1: { cellWidth: qty_width, halign: "right" },
-      2: { cellWidth: rate_width, halign: "right" },
-      3: { cellWidth: amount_width, halign: "right", cellPadding: last },
-    },
-    head: [[
-      {
-        content: "Description",
-        styles: { cellPadding: { ...first, top: 0, bottom: 6 } },
-      },
-      { content: "Qty", styles: { halign: "right" } },
-      { content: "Rate", styles: { halign: "right" } },
-      {
-        content: "Amount",
-        styles: {
-          halign: "right",
-          cellPadding: { ...last, top: 0, bottom: 6 },
-        },
-      },
-    ]],
+    columnStyles: column_styles,
+    head: [head],
     body: rows,
     foot,
   });
   return last_table_end(doc);
+}
+
+/** A tax category other than S as words, or "" for S. */
+function category_name(layout: Layout, category: TaxCategory): string {
+  return category === "S"
+    ? ""
+    : label(layout, `category_${category}` as keyof Labels);
+}
+
+/**
+ * The tax breakdown (EN 16931 BG-23): per (category, rate) group the rate,
+ * the taxable amount and the tax; non-standard groups name their category
+ * and exempt ones print the exemption reason.
+ */
+function draw_tax_breakdown(layout: Layout, start_y: number): number {
+  const { doc, invoice, formats } = layout;
+  const width = layout.width;
+  const breakdown = invoice.tax_breakdown ?? [];
+  const pad = { top: 3, bottom: 3, left: CELL_PAD_X, right: CELL_PAD_X };
+  const body: RowInput[] = [];
+  for (const row of breakdown) {
+    const name = category_name(layout, row.category);
+    const reason = row.exemption_reason ??
+      (row.category !== "S" && row.category !== "Z"
+        ? invoice.tax_exemption_reason
+        : undefined);
+    const first = [formats.percent(row.rate), name].filter((v) => v !== "")
+      .join(" \u00B7 ");
+    body.push([
+      first,
+      formats.money(row.taxable_amount),
+      formats.money(row.tax_amount),
+    ]);
+    if (present(reason)) {
+      body.push([{
+        content: sanitize_text(reason).trim(),
+        colSpan: 3,
+        styles: {
+          textColor: MUTED,
+          fontSize: SIZE_LABEL,
+          cellPadding: { ...pad, left: 0, top: 0 },
+        },
+      }]);
+    }
+  }
+  const money_width = Math.max(
+    96,
+    ...breakdown.flatMap((row) =>
+      [
+        text_width(doc, formats.money(row.taxable_amount), {
+          style: "normal",
+          size: SIZE_BODY,
+        }),
+        text_width(doc, formats.money(row.tax_amount), {
+          style: "normal",
+          size: SIZE_BODY,
+        }),
+        text_width(doc, label(layout, "taxable_amount"), {
+          style: "normal",
+          size: SIZE_LABEL,
+        }),
+        text_width(doc, label(layout, "tax_amount"), {
+          style: "normal",
+          size: SIZE_LABEL,
+        }),
+      ].map((w) => w + 2 * CELL_PAD_X)
+    ),
+  );
+  autoTable(doc, {
+    theme: "plain",
+    startY: start_y,
+    margin: table_margin(layout, 0, width),
+    tableWidth: width,
+    showHead: "everyPage",
+    // A short table: moved whole to the next page rather than split.
+    pageBreak: "avoid",
+    rowPageBreak: "avoid",
+    styles: base_styles({ cellPadding: pad }),
+    headStyles: {
+      fontStyle: "normal",
+      fontSize: SIZE_LABEL,
+      textColor: MUTED,
+      cellPadding: { ...pad, top: 0, bottom: 5 },
+      lineWidth: { bottom: 0.5 },
+      lineColor: RULE_STRONG,
+    },
+    columnStyles: {
+      0: { cellWidth: "auto", cellPadding: { ...pad, left: 0 } },
+      1: { cellWidth: money_width, halign: "right" },
+      2: {
+        cellWidth: money_width,
+        halign: "right",
+        cellPadding: { ...pad, right: 0 },
+      },
+    },
+    head: [[
+      {
+        content: label(layout, "tax_rate"),
+        styles: { cellPadding: { ...pad, left: 0, top: 0, bottom: 5 } },
+      },
+      { content: label(layout, "taxable_amount"), styles: { halign: "right" } },
+      {
+        content: label(layout, "tax_amount"),
+        styles: {
+          halign: "right",
+          cellPadding: { ...pad, right: 0, top: 0, bottom: 5 },
+        },
+      },
+    ]],
+    body,
+  });
+  return last_table_end(doc);
+}
+
+function has_payment_block(invoice: RenderInvoice): boolean {
+  const payment = invoice.payment;
+  return payment !== undefined &&
+    Object.values(payment).some((v) => typeof v === "string" && v !== "");
+}
+
+/** "DE89370400440532013000" → "DE89 3704 0044 0532 0130 00". */
+function group_iban(iban: string): string {
+  return iban.replace(/\s+/g, "").replace(/(.{4})(?=.)/g, "$1 ");
+}
+
+/** The EPC QR payload of the invoice, when it gets one. */
+function invoice_epc_payload(invoice: RenderInvoice): string | undefined {
+  const payment = invoice.payment;
+  if (
+    payment?.iban === undefined || invoice.currency !== "EUR" ||
+    is_credit_note(invoice)
+  ) {
+    return undefined;
+  }
+  return epc_payload({
+    name: payment.account_name ?? invoice.sender.name,
+    iban: payment.iban,
+    bic: payment.bic,
+    amount: invoice.amount_due ?? invoice.total,
+    reference: payment.reference ?? invoice.invoice_number,
+  });
+}
+
+/**
+ * Payment details (account name, IBAN in groups of four, BIC, bank,
+ * reference, a clickable payment link) and, for EUR invoices with an IBAN,
+ * the EPC QR code on the right. Kept together on one page.
+ */
+function draw_payment(layout: Layout, start_y: number): number {
+  const { doc, invoice, labels } = layout;
+  const payment = invoice.payment ?? {};
+  const width = layout.width;
+  const payload = invoice_epc_payload(invoice);
+  const qr_column = payload !== undefined ? QR_SIZE + 24 : 0;
+  const rows: [string, string][] = [];
+  const add = (key: keyof Labels, value: string | undefined): void => {
+    if (present(value)) rows.push([labels[key], single_line(value)]);
+  };
+  add("account_name", payment.account_name);
+  if (present(payment.iban)) rows.push([labels.iban, group_iban(payment.iban)]);
+  add("bic", payment.bic);
+  add("bank_name", payment.bank_name);
+  add("payment_reference", payment.reference);
+  add("pay_online", payment.link);
+
+  // Keep the block on one page: estimate its height before drawing.
+  const page_height = doc.internal.pageSize.getHeight();
+  const line = SIZE_BODY * LINE_HEIGHT_FACTOR + 3;
+  const needed = Math.max(
+    20 + rows.length * line,
+    payload !== undefined ? QR_SIZE + 24 : 0,
+  );
+  let y = start_y;
+  if (y + needed > page_height - MARGIN_BOTTOM) {
+    doc.addPage();
+    y = MARGIN_TOP;
+  }
+  const table_width = width - qr_column;
+  doc.setFont(INVOICE_FONT_FAMILY, "normal");
+  doc.setFontSize(SIZE_LABEL);
+  const label_width = Math.min(
+    150,
+    Math.max(78, ...rows.map(([l]) => doc.getTextWidth(l) + 10)),
+  );
+  autoTable(doc, {
+    theme: "plain",
+    startY: y,
+    margin: table_margin(layout, 0, table_width),
+    tableWidth: table_width,
+    showHead: "firstPage",
+    pageBreak: "avoid",
+    styles: base_styles({ cellPadding: { top: 1.5, bottom: 1.5 } }),
+    headStyles: {
+      fontStyle: "normal",
+      fontSize: SIZE_LABEL,
+      textColor: MUTED,
+      cellPadding: { bottom: 5 },
+    },
+    columnStyles: {
+      0: {
+        cellWidth: label_width,
+        textColor: MUTED,
+        fontSize: SIZE_LABEL,
+        cellPadding: {
+          top: 1.5 + (SIZE_BODY - SIZE_LABEL) * 0.85,
+          bottom: 1.5,
+        },
+      },
+      1: { cellWidth: table_width - label_width },
+    },
+    head: [[{ content: labels.payment_details, colSpan: 2 }]],
+    body: rows,
+    didParseCell: (data) => {
+      if (
+        data.section === "body" && data.column.index === 1 &&
+        data.row.index === rows.length - 1 && present(payment.link)
+      ) {
+        data.cell.styles.textColor = LINK;
+      }
+    },
+    didDrawCell: (data) => {
+      if (
+        data.section === "body" && data.column.index === 1 &&
+        data.row.index === rows.length - 1 && present(payment.link)
+      ) {
+        doc.link(data.cell.x, data.cell.y, data.cell.width, data.cell.height, {
+          url: payment.link,
+        });
+      }
+    },
+  });
+  let end = last_table_end(doc);
+  if (payload !== undefined) {
+    end = Math.max(end, draw_qr(layout, payload, y));
+  }
+  return end;
+}
+
+/** The EPC QR code at the right edge from `top`, with its caption. */
+function draw_qr(layout: Layout, payload: string, top: number): number {
+  const { doc } = layout;
+  const page_height = doc.internal.pageSize.getHeight();
+  const x = layout.x(layout.width - QR_SIZE, QR_SIZE);
+  const matrix = qr_matrix(payload);
+  const rects = qr_rectangles(matrix, {
+    x,
+    top: page_height - top,
+    size: QR_SIZE,
+  });
+  (doc.internal as unknown as { write(ops: string): void }).write(
+    `q 0 0 0 rg\n${rects}\nf Q`,
+  );
+  set_text_style(doc, { style: "normal", size: 7, color: MUTED });
+  const caption = doc.splitTextToSize(layout.labels.scan_to_pay, QR_SIZE + 8);
+  doc.text(caption, x + QR_SIZE / 2, top + QR_SIZE + 10, {
+    align: "center",
+  });
+  return top + QR_SIZE + 10 + caption.length * 7 * LINE_HEIGHT_FACTOR;
 }
 
 /** PDF number: at most two decimals, no exponent, no "-0". */
@@ -525,17 +1199,15 @@ function draw_body_cell(
 }
 
 /** Notes under the table; long notes continue on further pages. */
-function draw_notes(
-  doc: jsPDF,
-  { notes, start_y }: { notes: string; start_y: number },
-): void {
-  const paragraphs = sanitize_text(notes).split("\n").map((
+function draw_notes(layout: Layout, start_y: number): void {
+  const { doc, invoice } = layout;
+  const paragraphs = sanitize_text(invoice.notes ?? "").split("\n").map((
     p,
   ) => [p === "" ? " " : p]);
   autoTable(doc, {
     theme: "plain",
     startY: start_y,
-    margin: PAGE_MARGIN,
+    margin: layout.legacy ? PAGE_MARGIN : table_margin(layout, 0, layout.width),
     tableWidth: content_width(doc),
     showHead: "firstPage",
     styles: base_styles({ cellPadding: { bottom: 2 } }),
@@ -545,27 +1217,39 @@ function draw_notes(
       textColor: MUTED,
       cellPadding: { bottom: 5 },
     },
-    head: [["Notes"]],
+    head: [[layout.labels.notes]],
     body: paragraphs,
   });
 }
 
 /** "Page X of Y" (and the invoice reference) at the bottom of every page. */
-function draw_footers(doc: jsPDF, reference: string): void {
+function draw_footers(layout: Layout): void {
+  const { doc, invoice, labels, formats } = layout;
+  const number = single_line(invoice.invoice_number);
+  const amount = formats.money(invoice.amount_due ?? invoice.total);
+  const reference = is_credit_note(invoice)
+    ? `${number} \u00B7 ${amount}`
+    : `${number} \u00B7 ${
+      fill(labels.footer_due, {
+        amount,
+        date: formats.date(single_line(invoice.due_date)),
+      })
+    }`;
   const pages = doc.getNumberOfPages();
-  const width = content_width(doc);
+  const width = layout.width;
   const baseline = doc.internal.pageSize.getHeight() -
     FOOTER_BASELINE_FROM_BOTTOM;
-  doc.setFont(INVOICE_FONT_FAMILY, "normal");
-  doc.setFontSize(SIZE_FOOTER);
-  doc.setTextColor(...MUTED);
+  set_text_style(doc, { style: "normal", size: SIZE_FOOTER, color: MUTED });
   const ref = fit_line(doc, reference, { max_width: width * 0.7 });
   for (let page = 1; page <= pages; page++) {
     doc.setPage(page);
     doc.text(ref, MARGIN_X, baseline);
-    doc.text(`Page ${page} of ${pages}`, MARGIN_X + width, baseline, {
-      align: "right",
-    });
+    doc.text(
+      fill(labels.page_of, { page: String(page), pages: String(pages) }),
+      MARGIN_X + width,
+      baseline,
+      { align: "right" },
+    );
   }
 }
 
@@ -618,12 +1302,70 @@ function pdf_date(date: string): string {
   return `D:${year}${pad(month)}${pad(day)}000000+00'00'`;
 }
 
+/** Fields that are not part of the original hash input (issue 9 and later). */
+const LEGACY_INVOICE_KEYS = new Set([
+  "invoice_number",
+  "date",
+  "due_date",
+  "currency",
+  "sender",
+  "bill_to",
+  "items",
+  "notes",
+  "subtotal",
+  "total",
+  // Derived from other fields or equal to today's default: not content.
+  "has_tax",
+  "amount_due",
+]);
+
+/** JSON with object keys sorted, the logo replaced by its hash. */
+function canonical_json(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    if ("base64" in v && "sha256" in v) return { sha256: v.sha256 };
+    return Object.fromEntries(
+      Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]),
+    );
+  });
+}
+
+/** The fields of `value` outside `known`, or null when there are none. */
+function extra_fields(
+  value: object,
+  known: ReadonlySet<string>,
+): Record<string, unknown> | null {
+  const extra: Record<string, unknown> = {};
+  let any = false;
+  for (const [key, v] of Object.entries(value)) {
+    if (known.has(key) || v === undefined) continue;
+    extra[key] = v;
+    any = true;
+  }
+  return any ? extra : null;
+}
+
+const LEGACY_PARTY_KEYS = new Set([
+  "name",
+  "email",
+  "address",
+  "city",
+  "state",
+  "zip",
+]);
+const LEGACY_PARTY_KEYS_WITH_LINES = new Set([
+  ...LEGACY_PARTY_KEYS,
+  "address_lines",
+]);
+const LEGACY_ITEM_KEYS = new Set(["description", "quantity", "rate", "amount"]);
+
 /**
  * Document /ID: the first 128 bits of a SHA-256 over every field of the
  * invoice in a fixed order (so key order in the input does not matter) and
- * the layout version.
+ * the layout version. Fields added after the first layout are appended only
+ * when present, so older invoices keep their /ID.
  */
-function document_id(invoice: Invoice): string {
+function document_id(invoice: RenderInvoice): string {
   const party = (p: InvoiceParty): (string | null)[] => [
     p.name,
     p.email,
@@ -632,7 +1374,7 @@ function document_id(invoice: Invoice): string {
     p.state ?? null,
     p.zip ?? null,
   ];
-  const canonical = JSON.stringify([
+  const fields: unknown[] = [
     LAYOUT_VERSION,
     invoice.invoice_number,
     invoice.date,
@@ -644,7 +1386,23 @@ function document_id(invoice: Invoice): string {
     invoice.notes ?? null,
     invoice.subtotal,
     invoice.total,
-  ]);
-  return createHash("sha256").update(canonical).digest("hex").slice(0, 32)
+  ];
+  const extra = extra_fields(invoice, LEGACY_INVOICE_KEYS);
+  if (extra?.document_type === "invoice") delete extra.document_type;
+  // `address_lines` restates a one-line `address`: not new content.
+  const parties = [invoice.sender, invoice.bill_to].map((p) =>
+    extra_fields(
+      p,
+      p.address !== undefined
+        ? LEGACY_PARTY_KEYS_WITH_LINES
+        : LEGACY_PARTY_KEYS,
+    )
+  );
+  const items = invoice.items.map((i) => extra_fields(i, LEGACY_ITEM_KEYS));
+  const has_extra = (extra !== null && Object.keys(extra).length > 0) ||
+    parties.some((p) => p !== null) || items.some((i) => i !== null);
+  if (has_extra) fields.push(canonical_json([extra, parties, items]));
+  return createHash("sha256").update(JSON.stringify(fields)).digest("hex")
+    .slice(0, 32)
     .toUpperCase();
 }

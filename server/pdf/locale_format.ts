@@ -1,0 +1,143 @@
+/**
+ * How numbers, money, dates, percentages and countries are written on an
+ * invoice: today's fixed format without a locale, `Intl` with one.
+ *
+ * Intl formatters are costly to build (tens of microseconds each) and cheap
+ * to use, so each (locale, currency) set is built once per process and kept.
+ * Money stays a decimal string end to end: `Intl.NumberFormat.format`
+ * accepts decimal strings and formats them exactly, without floating point.
+ *
+ * @module
+ */
+
+import { format_decimal, format_money, format_quantity } from "./format.ts";
+
+/** The formatting functions one invoice uses. */
+export interface Formats {
+  /** Money with its currency (totals): "1.234,56 €", or "EUR 1,234.56" without locale. */
+  money(value: string): string;
+  /** An amount without currency (table cells): "1.234,56". */
+  amount(value: string): string;
+  /** A unit price: at least two decimals, more kept ("0,125"). */
+  price(value: string): string;
+  quantity(value: number): string;
+  /** A YYYY-MM-DD date. */
+  date(value: string): string;
+  /** A percent rate given as "19", "7.7": "19 %", "7.7%". */
+  percent(value: string): string;
+  /** An ISO 3166-1 alpha-2 code as the country's name. */
+  country(code: string): string;
+}
+
+const cache = new Map<string, Formats>();
+
+/**
+ * The formats for `locale` (a supported BCP 47 tag) and `currency` (ISO 4217
+ * code), built once per process and pair. Without a locale: today's formats
+ * ("EUR 1,234.50", ISO dates), unchanged.
+ */
+export function formats_for(
+  locale: string | undefined,
+  currency: string | undefined,
+): Formats {
+  const key = `${locale ?? ""}|${currency ?? ""}`;
+  let formats = cache.get(key);
+  if (formats === undefined) {
+    formats = locale === undefined
+      ? legacy_formats(currency)
+      : intl_formats(locale, currency);
+    cache.set(key, formats);
+  }
+  return formats;
+}
+
+/** Intl accepts exact decimal strings; its TypeScript types do not say so yet. */
+type DecimalFormatter = { format(value: string | number): string };
+
+function decimal_formatter(
+  locale: string,
+  options: Intl.NumberFormatOptions,
+): DecimalFormatter {
+  return new Intl.NumberFormat(locale, options) as unknown as DecimalFormatter;
+}
+
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/** Formats a decimal string, or returns it unchanged if it is not one. */
+function exact(formatter: DecimalFormatter, value: string): string {
+  return DECIMAL.test(value) ? formatter.format(value) : value;
+}
+
+const region_names = new Map<string, Intl.DisplayNames>();
+
+function country_name(locale: string, code: string): string {
+  let names = region_names.get(locale);
+  if (names === undefined) {
+    names = new Intl.DisplayNames(locale, { type: "region" });
+    region_names.set(locale, names);
+  }
+  try {
+    return names.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+function legacy_formats(currency: string | undefined): Formats {
+  return {
+    money: (value) => format_money(value, currency),
+    amount: (value) => format_decimal(value),
+    price: (value) => format_decimal(value),
+    quantity: format_quantity,
+    date: (value) => value,
+    percent: (value) => `${format_decimal(value, 0)}%`,
+    country: (code) => country_name("en-US", code),
+  };
+}
+
+function intl_formats(locale: string, currency: string | undefined): Formats {
+  const money = currency === undefined
+    ? decimal_formatter(locale, {
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    })
+    : decimal_formatter(locale, { style: "currency", currency });
+  const amount = decimal_formatter(locale, {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  });
+  const price = decimal_formatter(locale, {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 20,
+  });
+  const quantity = decimal_formatter(locale, { maximumFractionDigits: 20 });
+  const percent = decimal_formatter(locale, {
+    style: "unit",
+    unit: "percent",
+    maximumFractionDigits: 2,
+  });
+  const date = new Intl.DateTimeFormat(locale, {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    timeZone: "UTC",
+  });
+  return {
+    money: (value) => exact(money, value),
+    amount: (value) => exact(amount, value),
+    price: (value) => exact(price, value),
+    quantity: (value) => quantity.format(value),
+    date: (value) => {
+      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+      if (match === null) return value;
+      const time = Date.UTC(
+        Number(match[1]),
+        Number(match[2]) - 1,
+        Number(match[3]),
+      );
+      return Number.isFinite(time) ? date.format(time) : value;
+    },
+    percent: (value) => exact(percent, value),
+    country: (code) => country_name(locale, code),
+  };
+}

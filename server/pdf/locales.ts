@@ -1,0 +1,1203 @@
+/**
+ * Printed words of the invoice per locale: labels, the default name of the
+ * tax and the names of UN/ECE Recommendation 20 unit codes.
+ *
+ * One table, one entry per supported locale. The `Labels` type makes a
+ * missing label a compile error; `tests/render_locales.test.ts` checks at run
+ * time that every locale has every label with the same `{placeholders}`.
+ *
+ * Words were chosen as an accountant of the country prints them on an
+ * invoice (e.g. German "Zahlbetrag", French "Net à payer", Polish
+ * "Odwrotne obciążenie"), not translated word for word. `{tax}` stands for
+ * the tax label (the locale's default or the invoice's `tax_label`).
+ *
+ * @module
+ */
+
+/** The labels one locale provides. */
+export interface Labels {
+  /** Document title of an invoice (printed upper case). */
+  invoice: string;
+  /** Document title of a credit note (printed upper case). */
+  credit_note: string;
+  invoice_number: string;
+  credit_note_number: string;
+  /** The invoice a credit note corrects (BT-25). */
+  preceding_invoice: string;
+  issue_date: string;
+  due_date: string;
+  amount_due: string;
+  /** Header amount label of a credit note. */
+  amount_credited: string;
+  /** Under the header amount: "Due {date}". */
+  due_on: string;
+  /** Page footer: "{amount} due {date}". */
+  footer_due: string;
+  /** Page footer: "Page {page} of {pages}". */
+  page_of: string;
+  from: string;
+  bill_to: string;
+  tax_id: string;
+  company_id: string;
+  phone: string;
+  purchase_order: string;
+  buyer_reference: string;
+  payment_terms: string;
+  description: string;
+  quantity: string;
+  unit: string;
+  unit_price: string;
+  /** Items-table column of the line's tax rate. */
+  line_tax: string;
+  amount: string;
+  subtotal: string;
+  total_without_tax: string;
+  tax_total: string;
+  /** Total of an invoice without tax. */
+  total: string;
+  /** Total of an invoice with tax (e.g. French "Total TTC"). */
+  total_with_tax: string;
+  amount_paid: string;
+  /** Tax breakdown columns. */
+  tax_rate: string;
+  taxable_amount: string;
+  tax_amount: string;
+  /** Tax categories other than S (standard rate), UNTDID 5305. */
+  category_Z: string;
+  category_E: string;
+  category_AE: string;
+  category_K: string;
+  category_G: string;
+  category_O: string;
+  payment_details: string;
+  iban: string;
+  bic: string;
+  account_name: string;
+  bank_name: string;
+  payment_reference: string;
+  pay_online: string;
+  scan_to_pay: string;
+  notes: string;
+}
+
+/** The names of the labels, for tests and lookups. */
+export type LabelKey = keyof Labels;
+
+/** UN/ECE Recommendation 20 codes printed as words (others print as the code). */
+export const UNIT_CODES = [
+  "HUR",
+  "MIN",
+  "DAY",
+  "WEE",
+  "MON",
+  "ANN",
+  "C62",
+  "H87",
+  "SET",
+  "E48",
+  "KGM",
+  "GRM",
+  "TNE",
+  "MTR",
+  "KMT",
+  "LTR",
+  "MTK",
+  "MTQ",
+  "KWH",
+] as const;
+
+/** One of {@link UNIT_CODES}. */
+export type UnitCode = typeof UNIT_CODES[number];
+
+/** Everything locale-specific except number and date formats (those are Intl's). */
+export interface LocaleTexts {
+  labels: Labels;
+  /** Default printed name of the tax. */
+  tax_label: string;
+  units: Record<UnitCode, string>;
+  /** Locality line: "{city}, {state} {zip}" (US style) or "{zip} {city}". */
+  zip_first: boolean;
+}
+
+/** SI symbols are the same everywhere (litre: "l" outside the US). */
+function si_units(litre: string): Record<
+  "KGM" | "GRM" | "TNE" | "MTR" | "KMT" | "LTR" | "MTK" | "MTQ" | "KWH",
+  string
+> {
+  return {
+    KGM: "kg",
+    GRM: "g",
+    TNE: "t",
+    MTR: "m",
+    KMT: "km",
+    LTR: litre,
+    MTK: "m²",
+    MTQ: "m³",
+    KWH: "kWh",
+  };
+}
+
+type TimeUnits = Omit<
+  Record<UnitCode, string>,
+  keyof ReturnType<typeof si_units>
+>;
+
+function units(time: TimeUnits, litre = "l"): Record<UnitCode, string> {
+  return { ...time, ...si_units(litre) };
+}
+
+const EN_US: Labels = {
+  invoice: "Invoice",
+  credit_note: "Credit memo",
+  invoice_number: "Invoice number",
+  credit_note_number: "Credit memo number",
+  preceding_invoice: "Original invoice",
+  issue_date: "Issue date",
+  due_date: "Due date",
+  amount_due: "Amount due",
+  amount_credited: "Amount credited",
+  due_on: "Due {date}",
+  footer_due: "{amount} due {date}",
+  page_of: "Page {page} of {pages}",
+  from: "From",
+  bill_to: "Bill to",
+  tax_id: "Tax ID",
+  company_id: "Registration no.",
+  phone: "Phone",
+  purchase_order: "Purchase order",
+  buyer_reference: "Your reference",
+  payment_terms: "Payment terms",
+  description: "Description",
+  quantity: "Qty",
+  unit: "Unit",
+  unit_price: "Rate",
+  line_tax: "Tax",
+  amount: "Amount",
+  subtotal: "Subtotal",
+  total_without_tax: "Total before tax",
+  tax_total: "{tax}",
+  total: "Total",
+  total_with_tax: "Total",
+  amount_paid: "Amount paid",
+  tax_rate: "{tax} rate",
+  taxable_amount: "Taxable amount",
+  tax_amount: "{tax} amount",
+  category_Z: "Zero rated",
+  category_E: "Exempt",
+  category_AE: "Reverse charge",
+  category_K: "Intra-community supply",
+  category_G: "Export",
+  category_O: "Not subject to tax",
+  payment_details: "Payment details",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Account name",
+  bank_name: "Bank",
+  payment_reference: "Reference",
+  pay_online: "Pay online",
+  scan_to_pay: "Scan to pay with your banking app",
+  notes: "Notes",
+};
+
+const EN_GB: Labels = {
+  ...EN_US,
+  credit_note: "Credit note",
+  credit_note_number: "Credit note number",
+  tax_id: "VAT reg. no.",
+  company_id: "Company no.",
+  phone: "Tel.",
+  unit_price: "Unit price",
+  line_tax: "{tax}",
+  total_without_tax: "Net total",
+  tax_total: "Total {tax}",
+  category_G: "Export outside the UK and EU",
+  category_O: "Outside the scope of {tax}",
+  account_name: "Account name",
+};
+
+const DE_DE: Labels = {
+  invoice: "Rechnung",
+  credit_note: "Rechnungskorrektur",
+  invoice_number: "Rechnungsnummer",
+  credit_note_number: "Belegnummer",
+  preceding_invoice: "Ursprüngliche Rechnung",
+  issue_date: "Rechnungsdatum",
+  due_date: "Fälligkeitsdatum",
+  amount_due: "Zahlbetrag",
+  amount_credited: "Korrekturbetrag",
+  due_on: "Fällig am {date}",
+  footer_due: "{amount} fällig am {date}",
+  page_of: "Seite {page} von {pages}",
+  from: "Rechnungssteller",
+  bill_to: "Rechnungsempfänger",
+  tax_id: "USt-IdNr.",
+  company_id: "Handelsregister",
+  phone: "Tel.",
+  purchase_order: "Bestellnummer",
+  buyer_reference: "Ihr Zeichen",
+  payment_terms: "Zahlungsbedingungen",
+  description: "Bezeichnung",
+  quantity: "Menge",
+  unit: "Einheit",
+  unit_price: "Einzelpreis",
+  line_tax: "{tax}",
+  amount: "Betrag",
+  subtotal: "Zwischensumme",
+  total_without_tax: "Nettobetrag",
+  tax_total: "Summe {tax}",
+  total: "Gesamtbetrag",
+  total_with_tax: "Gesamtbetrag",
+  amount_paid: "Bereits bezahlt",
+  tax_rate: "{tax}-Satz",
+  taxable_amount: "Bemessungsgrundlage",
+  tax_amount: "{tax}-Betrag",
+  category_Z: "Nullsteuersatz",
+  category_E: "Steuerfrei",
+  category_AE: "Steuerschuldnerschaft des Leistungsempfängers",
+  category_K: "Steuerfreie innergemeinschaftliche Lieferung",
+  category_G: "Steuerfreie Ausfuhrlieferung",
+  category_O: "Nicht steuerbar",
+  payment_details: "Bankverbindung",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Kontoinhaber",
+  bank_name: "Kreditinstitut",
+  payment_reference: "Verwendungszweck",
+  pay_online: "Online bezahlen",
+  scan_to_pay: "Mit der Banking-App scannen und bezahlen",
+  notes: "Hinweise",
+};
+
+const DE_AT: Labels = {
+  ...DE_DE,
+  tax_id: "UID-Nr.",
+  company_id: "Firmenbuchnr.",
+  category_AE: "Übergang der Steuerschuld auf den Leistungsempfänger",
+};
+
+const DE_CH: Labels = {
+  ...DE_DE,
+  credit_note: "Gutschrift",
+  credit_note_number: "Gutschriftsnummer",
+  amount_credited: "Gutschriftsbetrag",
+  buyer_reference: "Ihre Referenz",
+  tax_id: "MWST-Nr.",
+  company_id: "UID",
+  category_E: "Von der Steuer ausgenommen",
+  category_K: "Innergemeinschaftliche Lieferung",
+  category_G: "Steuerbefreiter Export",
+  payment_details: "Zahlungsverbindung",
+  bank_name: "Bank",
+  payment_reference: "Zahlungszweck",
+};
+
+const FR_FR: Labels = {
+  invoice: "Facture",
+  credit_note: "Avoir",
+  invoice_number: "N° de facture",
+  credit_note_number: "N° d'avoir",
+  preceding_invoice: "Facture d'origine",
+  issue_date: "Date d'émission",
+  due_date: "Date d'échéance",
+  amount_due: "Net à payer",
+  amount_credited: "Montant de l'avoir",
+  due_on: "À payer avant le {date}",
+  footer_due: "{amount} à payer avant le {date}",
+  page_of: "Page {page} sur {pages}",
+  from: "Émetteur",
+  bill_to: "Client",
+  tax_id: "N° TVA intracom.",
+  company_id: "SIRET",
+  phone: "Tél.",
+  purchase_order: "Bon de commande",
+  buyer_reference: "Votre référence",
+  payment_terms: "Conditions de paiement",
+  description: "Désignation",
+  quantity: "Qté",
+  unit: "Unité",
+  unit_price: "P.U. HT",
+  line_tax: "{tax}",
+  amount: "Montant HT",
+  subtotal: "Sous-total HT",
+  total_without_tax: "Total HT",
+  tax_total: "Total {tax}",
+  total: "Total",
+  total_with_tax: "Total TTC",
+  amount_paid: "Déjà réglé",
+  tax_rate: "Taux de {tax}",
+  taxable_amount: "Base HT",
+  tax_amount: "Montant {tax}",
+  category_Z: "Taux zéro",
+  category_E: "Exonéré",
+  category_AE: "Autoliquidation",
+  category_K: "Livraison intracommunautaire exonérée",
+  category_G: "Exportation exonérée",
+  category_O: "Hors champ d'application de la TVA",
+  payment_details: "Coordonnées bancaires",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Titulaire du compte",
+  bank_name: "Banque",
+  payment_reference: "Référence de paiement",
+  pay_online: "Payer en ligne",
+  scan_to_pay: "Scannez pour payer avec votre appli bancaire",
+  notes: "Remarques",
+};
+
+const FR_BE: Labels = {
+  ...FR_FR,
+  tax_id: "N° TVA",
+  company_id: "N° d'entreprise",
+  credit_note: "Note de crédit",
+  credit_note_number: "N° de note de crédit",
+  amount_credited: "Montant crédité",
+};
+
+const ES_ES: Labels = {
+  invoice: "Factura",
+  credit_note: "Factura rectificativa",
+  invoice_number: "N.º de factura",
+  credit_note_number: "N.º de factura rectificativa",
+  preceding_invoice: "Factura rectificada",
+  issue_date: "Fecha de expedición",
+  due_date: "Fecha de vencimiento",
+  amount_due: "Total a pagar",
+  amount_credited: "Importe a abonar",
+  due_on: "Vence el {date}",
+  footer_due: "{amount}, vence el {date}",
+  page_of: "Página {page} de {pages}",
+  from: "Emisor",
+  bill_to: "Cliente",
+  tax_id: "NIF",
+  company_id: "Reg. Mercantil",
+  phone: "Tel.",
+  purchase_order: "N.º de pedido",
+  buyer_reference: "Su referencia",
+  payment_terms: "Condiciones de pago",
+  description: "Concepto",
+  quantity: "Cant.",
+  unit: "Unidad",
+  unit_price: "Precio unitario",
+  line_tax: "{tax}",
+  amount: "Importe",
+  subtotal: "Subtotal",
+  total_without_tax: "Base imponible",
+  tax_total: "Total {tax}",
+  total: "Total",
+  total_with_tax: "Total factura",
+  amount_paid: "Ya pagado",
+  tax_rate: "Tipo de {tax}",
+  taxable_amount: "Base imponible",
+  tax_amount: "Cuota {tax}",
+  category_Z: "Tipo cero",
+  category_E: "Exento",
+  category_AE: "Inversión del sujeto pasivo",
+  category_K: "Entrega intracomunitaria exenta",
+  category_G: "Exportación exenta",
+  category_O: "No sujeto",
+  payment_details: "Datos bancarios",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Titular",
+  bank_name: "Banco",
+  payment_reference: "Referencia",
+  pay_online: "Pagar en línea",
+  scan_to_pay: "Escanee para pagar con su app bancaria",
+  notes: "Observaciones",
+};
+
+const IT_IT: Labels = {
+  invoice: "Fattura",
+  credit_note: "Nota di credito",
+  invoice_number: "Numero fattura",
+  credit_note_number: "Numero nota di credito",
+  preceding_invoice: "Fattura di riferimento",
+  issue_date: "Data documento",
+  due_date: "Scadenza",
+  amount_due: "Netto a pagare",
+  amount_credited: "Importo accreditato",
+  due_on: "Scadenza {date}",
+  footer_due: "{amount} in scadenza il {date}",
+  page_of: "Pagina {page} di {pages}",
+  from: "Cedente/prestatore",
+  bill_to: "Cessionario/committente",
+  tax_id: "P. IVA",
+  company_id: "C.F.",
+  phone: "Tel.",
+  purchase_order: "Ordine d'acquisto",
+  buyer_reference: "Vs. riferimento",
+  payment_terms: "Condizioni di pagamento",
+  description: "Descrizione",
+  quantity: "Q.tà",
+  unit: "U.M.",
+  unit_price: "Prezzo unitario",
+  line_tax: "{tax}",
+  amount: "Importo",
+  subtotal: "Subtotale",
+  total_without_tax: "Totale imponibile",
+  tax_total: "Totale {tax}",
+  total: "Totale",
+  total_with_tax: "Totale documento",
+  amount_paid: "Già pagato",
+  tax_rate: "Aliquota {tax}",
+  taxable_amount: "Imponibile",
+  tax_amount: "Imposta",
+  category_Z: "Aliquota zero",
+  category_E: "Esente",
+  category_AE: "Inversione contabile",
+  category_K: "Cessione intracomunitaria non imponibile",
+  category_G: "Esportazione non imponibile",
+  category_O: "Fuori campo IVA",
+  payment_details: "Coordinate bancarie",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Intestatario",
+  bank_name: "Banca",
+  payment_reference: "Causale",
+  pay_online: "Paga online",
+  scan_to_pay: "Inquadra per pagare con l'app della banca",
+  notes: "Note",
+};
+
+const NL_NL: Labels = {
+  invoice: "Factuur",
+  credit_note: "Creditfactuur",
+  invoice_number: "Factuurnummer",
+  credit_note_number: "Creditfactuurnummer",
+  preceding_invoice: "Oorspronkelijke factuur",
+  issue_date: "Factuurdatum",
+  due_date: "Vervaldatum",
+  amount_due: "Te betalen",
+  amount_credited: "Te crediteren",
+  due_on: "Te betalen vóór {date}",
+  footer_due: "{amount} te betalen vóór {date}",
+  page_of: "Pagina {page} van {pages}",
+  from: "Van",
+  bill_to: "Factuur aan",
+  tax_id: "Btw-nummer",
+  company_id: "KvK-nummer",
+  phone: "Tel.",
+  purchase_order: "Ordernummer",
+  buyer_reference: "Uw referentie",
+  payment_terms: "Betalingsvoorwaarden",
+  description: "Omschrijving",
+  quantity: "Aantal",
+  unit: "Eenheid",
+  unit_price: "Stukprijs",
+  line_tax: "{tax}",
+  amount: "Bedrag",
+  subtotal: "Subtotaal",
+  total_without_tax: "Totaal excl. {tax}",
+  tax_total: "Totaal {tax}",
+  total: "Totaal",
+  total_with_tax: "Totaal incl. {tax}",
+  amount_paid: "Reeds betaald",
+  tax_rate: "{tax}-tarief",
+  taxable_amount: "Grondslag",
+  tax_amount: "{tax}-bedrag",
+  category_Z: "Nultarief",
+  category_E: "Vrijgesteld",
+  category_AE: "Btw verlegd",
+  category_K: "Intracommunautaire levering",
+  category_G: "Export buiten de EU",
+  category_O: "Niet onderworpen aan btw",
+  payment_details: "Betaalgegevens",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Ten name van",
+  bank_name: "Bank",
+  payment_reference: "Betalingskenmerk",
+  pay_online: "Online betalen",
+  scan_to_pay: "Scan om te betalen met uw bankapp",
+  notes: "Opmerkingen",
+};
+
+const PT_PT: Labels = {
+  invoice: "Fatura",
+  credit_note: "Nota de crédito",
+  invoice_number: "N.º da fatura",
+  credit_note_number: "N.º da nota de crédito",
+  preceding_invoice: "Fatura de origem",
+  issue_date: "Data de emissão",
+  due_date: "Data de vencimento",
+  amount_due: "Total a pagar",
+  amount_credited: "Valor a creditar",
+  due_on: "Vence em {date}",
+  footer_due: "{amount}, vence em {date}",
+  page_of: "Página {page} de {pages}",
+  from: "Emitente",
+  bill_to: "Cliente",
+  tax_id: "NIF",
+  company_id: "Matrícula",
+  phone: "Tel.",
+  purchase_order: "N.º de encomenda",
+  buyer_reference: "A sua referência",
+  payment_terms: "Condições de pagamento",
+  description: "Descrição",
+  quantity: "Qtd.",
+  unit: "Unid.",
+  unit_price: "Preço unitário",
+  line_tax: "{tax}",
+  amount: "Valor",
+  subtotal: "Subtotal",
+  total_without_tax: "Total sem {tax}",
+  tax_total: "Total {tax}",
+  total: "Total",
+  total_with_tax: "Total com {tax}",
+  amount_paid: "Já pago",
+  tax_rate: "Taxa de {tax}",
+  taxable_amount: "Incidência",
+  tax_amount: "Valor {tax}",
+  category_Z: "Taxa zero",
+  category_E: "Isento",
+  category_AE: "Autoliquidação",
+  category_K: "Transmissão intracomunitária isenta",
+  category_G: "Exportação isenta",
+  category_O: "Não sujeito",
+  payment_details: "Dados bancários",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Titular",
+  bank_name: "Banco",
+  payment_reference: "Referência",
+  pay_online: "Pagar online",
+  scan_to_pay: "Digitalize para pagar com a app do banco",
+  notes: "Observações",
+};
+
+const PT_BR: Labels = {
+  ...PT_PT,
+  invoice_number: "Nº da fatura",
+  credit_note_number: "Nº da nota de crédito",
+  from: "Emitente",
+  bill_to: "Destinatário",
+  tax_id: "CNPJ",
+  company_id: "Inscrição Estadual",
+  purchase_order: "Pedido de compra",
+  buyer_reference: "Sua referência",
+  quantity: "Qtd.",
+  unit: "Un.",
+  total_without_tax: "Total sem impostos",
+  total_with_tax: "Total",
+  tax_rate: "Alíquota",
+  taxable_amount: "Base de cálculo",
+  tax_amount: "Valor do imposto",
+  category_Z: "Alíquota zero",
+  category_AE: "Inversão do sujeito passivo",
+  category_K: "Fornecimento intracomunitário",
+  category_G: "Exportação",
+  category_O: "Não incidência",
+  amount_due: "Valor a pagar",
+  pay_online: "Pagar on-line",
+  scan_to_pay: "Escaneie para pagar com o app do banco",
+};
+
+const PL_PL: Labels = {
+  invoice: "Faktura",
+  credit_note: "Faktura korygująca",
+  invoice_number: "Numer faktury",
+  credit_note_number: "Numer faktury korygującej",
+  preceding_invoice: "Faktura korygowana",
+  issue_date: "Data wystawienia",
+  due_date: "Termin płatności",
+  amount_due: "Do zapłaty",
+  amount_credited: "Kwota korekty",
+  due_on: "Termin płatności: {date}",
+  footer_due: "{amount}, termin płatności {date}",
+  page_of: "Strona {page} z {pages}",
+  from: "Sprzedawca",
+  bill_to: "Nabywca",
+  tax_id: "NIP",
+  company_id: "KRS",
+  phone: "Tel.",
+  purchase_order: "Nr zamówienia",
+  buyer_reference: "Referencja nabywcy",
+  payment_terms: "Warunki płatności",
+  description: "Nazwa towaru lub usługi",
+  quantity: "Ilość",
+  unit: "J.m.",
+  unit_price: "Cena netto",
+  line_tax: "Stawka {tax}",
+  amount: "Wartość netto",
+  subtotal: "Suma częściowa",
+  total_without_tax: "Razem netto",
+  tax_total: "Razem {tax}",
+  total: "Razem",
+  total_with_tax: "Razem brutto",
+  amount_paid: "Zapłacono",
+  tax_rate: "Stawka {tax}",
+  taxable_amount: "Wartość netto",
+  tax_amount: "Kwota {tax}",
+  category_Z: "Stawka 0%",
+  category_E: "Zwolnione z podatku",
+  category_AE: "Odwrotne obciążenie",
+  category_K: "Wewnątrzwspólnotowa dostawa towarów",
+  category_G: "Eksport towarów",
+  category_O: "Nie podlega opodatkowaniu",
+  payment_details: "Dane do przelewu",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Odbiorca",
+  bank_name: "Bank",
+  payment_reference: "Tytuł przelewu",
+  pay_online: "Zapłać online",
+  scan_to_pay: "Zeskanuj, aby zapłacić w aplikacji banku",
+  notes: "Uwagi",
+};
+
+const SV_SE: Labels = {
+  invoice: "Faktura",
+  credit_note: "Kreditfaktura",
+  invoice_number: "Fakturanummer",
+  credit_note_number: "Kreditfakturanummer",
+  preceding_invoice: "Avser faktura",
+  issue_date: "Fakturadatum",
+  due_date: "Förfallodatum",
+  amount_due: "Att betala",
+  amount_credited: "Att kreditera",
+  due_on: "Förfaller {date}",
+  footer_due: "{amount} förfaller {date}",
+  page_of: "Sida {page} av {pages}",
+  from: "Säljare",
+  bill_to: "Köpare",
+  tax_id: "Momsreg.nr",
+  company_id: "Org.nr",
+  phone: "Tel.",
+  purchase_order: "Inköpsorder",
+  buyer_reference: "Er referens",
+  payment_terms: "Betalningsvillkor",
+  description: "Benämning",
+  quantity: "Antal",
+  unit: "Enhet",
+  unit_price: "À-pris",
+  line_tax: "{tax}",
+  amount: "Belopp",
+  subtotal: "Delsumma",
+  total_without_tax: "Netto",
+  tax_total: "{tax} totalt",
+  total: "Totalt",
+  total_with_tax: "Totalt",
+  amount_paid: "Redan betalt",
+  tax_rate: "Sats",
+  taxable_amount: "Underlag",
+  tax_amount: "{tax}",
+  category_Z: "Nollsats",
+  category_E: "Undantaget från moms",
+  category_AE: "Omvänd betalningsskyldighet",
+  category_K: "Unionsintern leverans",
+  category_G: "Export",
+  category_O: "Utanför momsens tillämpningsområde",
+  payment_details: "Betalningsinformation",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Kontohavare",
+  bank_name: "Bank",
+  payment_reference: "Referens",
+  pay_online: "Betala online",
+  scan_to_pay: "Skanna för att betala i bankappen",
+  notes: "Meddelande",
+};
+
+const DA_DK: Labels = {
+  invoice: "Faktura",
+  credit_note: "Kreditnota",
+  invoice_number: "Fakturanummer",
+  credit_note_number: "Kreditnotanummer",
+  preceding_invoice: "Vedr. faktura",
+  issue_date: "Fakturadato",
+  due_date: "Forfaldsdato",
+  amount_due: "At betale",
+  amount_credited: "Krediteret beløb",
+  due_on: "Forfalder {date}",
+  footer_due: "{amount} forfalder {date}",
+  page_of: "Side {page} af {pages}",
+  from: "Afsender",
+  bill_to: "Faktureres til",
+  tax_id: "Momsnr.",
+  company_id: "CVR-nr.",
+  phone: "Tlf.",
+  purchase_order: "Indkøbsordre",
+  buyer_reference: "Deres reference",
+  payment_terms: "Betalingsbetingelser",
+  description: "Beskrivelse",
+  quantity: "Antal",
+  unit: "Enhed",
+  unit_price: "Enhedspris",
+  line_tax: "{tax}",
+  amount: "Beløb",
+  subtotal: "Subtotal",
+  total_without_tax: "Nettobeløb",
+  tax_total: "{tax} i alt",
+  total: "Total",
+  total_with_tax: "Total inkl. moms",
+  amount_paid: "Allerede betalt",
+  tax_rate: "Sats",
+  taxable_amount: "Grundlag",
+  tax_amount: "{tax}",
+  category_Z: "Nulsats",
+  category_E: "Momsfritaget",
+  category_AE: "Omvendt betalingspligt",
+  category_K: "Momsfri EU-levering",
+  category_G: "Eksport uden for EU",
+  category_O: "Uden for momslovens område",
+  payment_details: "Betalingsoplysninger",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Kontohaver",
+  bank_name: "Bank",
+  payment_reference: "Reference",
+  pay_online: "Betal online",
+  scan_to_pay: "Scan for at betale i din bankapp",
+  notes: "Bemærkninger",
+};
+
+const NB_NO: Labels = {
+  invoice: "Faktura",
+  credit_note: "Kreditnota",
+  invoice_number: "Fakturanummer",
+  credit_note_number: "Kreditnotanummer",
+  preceding_invoice: "Gjelder faktura",
+  issue_date: "Fakturadato",
+  due_date: "Forfallsdato",
+  amount_due: "Å betale",
+  amount_credited: "Kreditert beløp",
+  due_on: "Forfaller {date}",
+  footer_due: "{amount} forfaller {date}",
+  page_of: "Side {page} av {pages}",
+  from: "Selger",
+  bill_to: "Kjøper",
+  tax_id: "MVA-nr.",
+  company_id: "Org.nr.",
+  phone: "Tlf.",
+  purchase_order: "Innkjøpsordre",
+  buyer_reference: "Deres referanse",
+  payment_terms: "Betalingsbetingelser",
+  description: "Beskrivelse",
+  quantity: "Antall",
+  unit: "Enhet",
+  unit_price: "Enhetspris",
+  line_tax: "{tax}",
+  amount: "Beløp",
+  subtotal: "Delsum",
+  total_without_tax: "Sum ekskl. {tax}",
+  tax_total: "Sum {tax}",
+  total: "Totalt",
+  total_with_tax: "Totalt inkl. {tax}",
+  amount_paid: "Allerede betalt",
+  tax_rate: "Sats",
+  taxable_amount: "Grunnlag",
+  tax_amount: "{tax}",
+  category_Z: "Nullsats",
+  category_E: "Unntatt merverdiavgift",
+  category_AE: "Omvendt avgiftsplikt",
+  category_K: "Levering innen EØS",
+  category_G: "Eksport",
+  category_O: "Utenfor merverdiavgiftsloven",
+  payment_details: "Betalingsinformasjon",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Kontoinnehaver",
+  bank_name: "Bank",
+  payment_reference: "Melding",
+  pay_online: "Betal på nett",
+  scan_to_pay: "Skann for å betale i bankappen",
+  notes: "Merknader",
+};
+
+const FI_FI: Labels = {
+  invoice: "Lasku",
+  credit_note: "Hyvityslasku",
+  invoice_number: "Laskun numero",
+  credit_note_number: "Hyvityslaskun numero",
+  preceding_invoice: "Hyvitettävä lasku",
+  issue_date: "Laskun päiväys",
+  due_date: "Eräpäivä",
+  amount_due: "Maksettava",
+  amount_credited: "Hyvitettävä",
+  due_on: "Eräpäivä {date}",
+  footer_due: "{amount}, eräpäivä {date}",
+  page_of: "Sivu {page}/{pages}",
+  from: "Myyjä",
+  bill_to: "Ostaja",
+  tax_id: "ALV-tunniste",
+  company_id: "Y-tunnus",
+  phone: "Puh.",
+  purchase_order: "Tilausnumero",
+  buyer_reference: "Viitteenne",
+  payment_terms: "Maksuehdot",
+  description: "Kuvaus",
+  quantity: "Määrä",
+  unit: "Yksikkö",
+  unit_price: "Yksikköhinta",
+  line_tax: "{tax} %",
+  amount: "Summa",
+  subtotal: "Välisumma",
+  total_without_tax: "Veroton yhteensä",
+  tax_total: "{tax} yhteensä",
+  total: "Yhteensä",
+  total_with_tax: "Yhteensä sis. {tax}",
+  amount_paid: "Jo maksettu",
+  tax_rate: "{tax} %",
+  taxable_amount: "Veroton",
+  tax_amount: "{tax}",
+  category_Z: "Verokanta 0 %",
+  category_E: "Arvonlisäverosta vapautettu",
+  category_AE: "Käännetty verovelvollisuus",
+  category_K: "Arvonlisäveroton yhteisömyynti",
+  category_G: "Vienti EU:n ulkopuolelle",
+  category_O: "Ei arvonlisäverolain soveltamisalassa",
+  payment_details: "Maksutiedot",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Saaja",
+  bank_name: "Pankki",
+  payment_reference: "Viite",
+  pay_online: "Maksa verkossa",
+  scan_to_pay: "Skannaa ja maksa pankkisovelluksella",
+  notes: "Lisätiedot",
+};
+
+const CS_CZ: Labels = {
+  invoice: "Faktura",
+  credit_note: "Opravný daňový doklad",
+  invoice_number: "Číslo faktury",
+  credit_note_number: "Číslo dokladu",
+  preceding_invoice: "Opravovaný doklad",
+  issue_date: "Datum vystavení",
+  due_date: "Datum splatnosti",
+  amount_due: "K úhradě",
+  amount_credited: "Částka opravy",
+  due_on: "Splatné {date}",
+  footer_due: "{amount} splatné {date}",
+  page_of: "Strana {page} z {pages}",
+  from: "Dodavatel",
+  bill_to: "Odběratel",
+  tax_id: "DIČ",
+  company_id: "IČO",
+  phone: "Tel.",
+  purchase_order: "Číslo objednávky",
+  buyer_reference: "Vaše značka",
+  payment_terms: "Platební podmínky",
+  description: "Popis",
+  quantity: "Množství",
+  unit: "MJ",
+  unit_price: "Cena za MJ",
+  line_tax: "{tax}",
+  amount: "Celkem",
+  subtotal: "Mezisoučet",
+  total_without_tax: "Základ celkem",
+  tax_total: "{tax} celkem",
+  total: "Celkem",
+  total_with_tax: "Celkem s {tax}",
+  amount_paid: "Již uhrazeno",
+  tax_rate: "Sazba {tax}",
+  taxable_amount: "Základ daně",
+  tax_amount: "{tax}",
+  category_Z: "Nulová sazba",
+  category_E: "Osvobozeno od daně",
+  category_AE: "Daň odvede zákazník",
+  category_K: "Dodání zboží do jiného členského státu",
+  category_G: "Vývoz zboží",
+  category_O: "Nepodléhá DPH",
+  payment_details: "Platební údaje",
+  iban: "IBAN",
+  bic: "BIC",
+  account_name: "Majitel účtu",
+  bank_name: "Banka",
+  payment_reference: "Zpráva pro příjemce",
+  pay_online: "Zaplatit online",
+  scan_to_pay: "Naskenujte a zaplaťte v bankovní aplikaci",
+  notes: "Poznámka",
+};
+
+const EN_UNITS = units({
+  HUR: "hour",
+  MIN: "min",
+  DAY: "day",
+  WEE: "week",
+  MON: "month",
+  ANN: "year",
+  C62: "unit",
+  H87: "piece",
+  SET: "set",
+  E48: "service",
+}, "L");
+
+const DE_UNITS = units({
+  HUR: "Std.",
+  MIN: "Min.",
+  DAY: "Tag",
+  WEE: "Woche",
+  MON: "Monat",
+  ANN: "Jahr",
+  C62: "Stk.",
+  H87: "Stk.",
+  SET: "Satz",
+  E48: "Leistung",
+});
+
+const FR_UNITS = units({
+  HUR: "h",
+  MIN: "min",
+  DAY: "jour",
+  WEE: "semaine",
+  MON: "mois",
+  ANN: "an",
+  C62: "unité",
+  H87: "pièce",
+  SET: "lot",
+  E48: "prestation",
+});
+
+const PT_UNITS = units({
+  HUR: "hora",
+  MIN: "min",
+  DAY: "dia",
+  WEE: "semana",
+  MON: "mês",
+  ANN: "ano",
+  C62: "unidade",
+  H87: "peça",
+  SET: "conjunto",
+  E48: "serviço",
+});
+
+/** Every supported locale: its printed words. */
+export const LOCALE_TEXTS: Readonly<Record<string, LocaleTexts>> = {
+  "en-US": {
+    labels: EN_US,
+    tax_label: "Sales tax",
+    units: EN_UNITS,
+    zip_first: false,
+  },
+  "en-GB": {
+    labels: EN_GB,
+    tax_label: "VAT",
+    units: { ...EN_UNITS, LTR: "l" },
+    zip_first: false,
+  },
+  "de-DE": {
+    labels: DE_DE,
+    tax_label: "USt.",
+    units: DE_UNITS,
+    zip_first: true,
+  },
+  "de-AT": {
+    labels: DE_AT,
+    tax_label: "USt.",
+    units: DE_UNITS,
+    zip_first: true,
+  },
+  "de-CH": {
+    labels: DE_CH,
+    tax_label: "MWST",
+    units: DE_UNITS,
+    zip_first: true,
+  },
+  "fr-FR": {
+    labels: FR_FR,
+    tax_label: "TVA",
+    units: FR_UNITS,
+    zip_first: true,
+  },
+  "fr-BE": {
+    labels: FR_BE,
+    tax_label: "TVA",
+    units: FR_UNITS,
+    zip_first: true,
+  },
+  "es-ES": {
+    labels: ES_ES,
+    tax_label: "IVA",
+    units: units({
+      HUR: "hora",
+      MIN: "min",
+      DAY: "día",
+      WEE: "semana",
+      MON: "mes",
+      ANN: "año",
+      C62: "unidad",
+      H87: "pieza",
+      SET: "juego",
+      E48: "servicio",
+    }),
+    zip_first: true,
+  },
+  "it-IT": {
+    labels: IT_IT,
+    tax_label: "IVA",
+    units: units({
+      HUR: "ora",
+      MIN: "min",
+      DAY: "giorno",
+      WEE: "settimana",
+      MON: "mese",
+      ANN: "anno",
+      C62: "n.",
+      H87: "pz",
+      SET: "set",
+      E48: "servizio",
+    }),
+    zip_first: true,
+  },
+  "nl-NL": {
+    labels: NL_NL,
+    tax_label: "btw",
+    units: units({
+      HUR: "uur",
+      MIN: "min",
+      DAY: "dag",
+      WEE: "week",
+      MON: "maand",
+      ANN: "jaar",
+      C62: "stuk",
+      H87: "stuk",
+      SET: "set",
+      E48: "dienst",
+    }),
+    zip_first: true,
+  },
+  "pt-PT": {
+    labels: PT_PT,
+    tax_label: "IVA",
+    units: PT_UNITS,
+    zip_first: true,
+  },
+  "pt-BR": {
+    labels: PT_BR,
+    tax_label: "Impostos",
+    units: PT_UNITS,
+    zip_first: false,
+  },
+  "pl-PL": {
+    labels: PL_PL,
+    tax_label: "VAT",
+    units: units({
+      HUR: "godz.",
+      MIN: "min",
+      DAY: "dzień",
+      WEE: "tydz.",
+      MON: "mies.",
+      ANN: "rok",
+      C62: "szt.",
+      H87: "szt.",
+      SET: "kpl.",
+      E48: "usł.",
+    }),
+    zip_first: true,
+  },
+  "sv-SE": {
+    labels: SV_SE,
+    tax_label: "Moms",
+    units: units({
+      HUR: "tim",
+      MIN: "min",
+      DAY: "dag",
+      WEE: "vecka",
+      MON: "mån",
+      ANN: "år",
+      C62: "st",
+      H87: "st",
+      SET: "set",
+      E48: "tjänst",
+    }),
+    zip_first: true,
+  },
+  "da-DK": {
+    labels: DA_DK,
+    tax_label: "Moms",
+    units: units({
+      HUR: "time",
+      MIN: "min.",
+      DAY: "dag",
+      WEE: "uge",
+      MON: "måned",
+      ANN: "år",
+      C62: "stk.",
+      H87: "stk.",
+      SET: "sæt",
+      E48: "ydelse",
+    }),
+    zip_first: true,
+  },
+  "nb-NO": {
+    labels: NB_NO,
+    tax_label: "MVA",
+    units: units({
+      HUR: "time",
+      MIN: "min",
+      DAY: "dag",
+      WEE: "uke",
+      MON: "måned",
+      ANN: "år",
+      C62: "stk",
+      H87: "stk",
+      SET: "sett",
+      E48: "tjeneste",
+    }),
+    zip_first: true,
+  },
+  "fi-FI": {
+    labels: FI_FI,
+    tax_label: "ALV",
+    units: units({
+      HUR: "h",
+      MIN: "min",
+      DAY: "pv",
+      WEE: "vk",
+      MON: "kk",
+      ANN: "v",
+      C62: "kpl",
+      H87: "kpl",
+      SET: "sarja",
+      E48: "palvelu",
+    }),
+    zip_first: true,
+  },
+  "cs-CZ": {
+    labels: CS_CZ,
+    tax_label: "DPH",
+    units: units({
+      HUR: "hod.",
+      MIN: "min",
+      DAY: "den",
+      WEE: "týden",
+      MON: "měsíc",
+      ANN: "rok",
+      C62: "ks",
+      H87: "ks",
+      SET: "sada",
+      E48: "služba",
+    }),
+    zip_first: true,
+  },
+};
+
+/** The locales the renderer has words for, in the order of issue 9. */
+export const RENDERER_LOCALES: readonly string[] = Object.keys(LOCALE_TEXTS);
+
+/**
+ * Texts of `locale`; `undefined` (no locale on the invoice) gives today's
+ * English words. An unknown tag also falls back to English: the contract
+ * rejects unknown locales, and a renderer never fails an invoice over one.
+ */
+export function locale_texts(locale: string | undefined): LocaleTexts {
+  return (locale !== undefined ? LOCALE_TEXTS[locale] : undefined) ??
+    LOCALE_TEXTS["en-US"];
+}
+
+/** Fills `{name}` placeholders: `fill("Page {page}", { page: "2" })`. */
+export function fill(
+  template: string,
+  values: Readonly<Record<string, string>>,
+): string {
+  return template.replace(
+    /\{(\w+)\}/g,
+    (whole, name: string) => values[name] ?? whole,
+  );
+}
+
+/** The unit code as a word of the locale, or the code itself when not known. */
+export function unit_name(texts: LocaleTexts, code: string): string {
+  return (texts.units as Record<string, string>)[code] ?? code;
+}

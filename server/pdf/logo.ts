@@ -1,0 +1,138 @@
+/**
+ * The sender's logo: decoded once per process (render worker) and kept by
+ * content hash, so a customer's logo costs its decoding once, not per
+ * invoice.
+ *
+ * jsPDF turns a PNG into PDF image data (inflate, un-filter, split colour
+ * and alpha, deflate again) in `processPNG`; a JPEG is embedded as is
+ * (DCTDecode). The result is plain data, so it is cached here (LRU, bounded
+ * by bytes) and handed to later documents through a per-document
+ * `processPNG`/`processJPEG` that returns the cached result, leaving the
+ * rest of jsPDF's image path (object numbering, XObject dictionary, soft
+ * mask, palette) unchanged.
+ *
+ * @module
+ */
+
+import type { jsPDF } from "jspdf";
+
+/** A validated logo as the contract normalizes it. */
+export interface InvoiceLogo {
+  mime: "image/png" | "image/jpeg";
+  base64: string;
+  width: number;
+  height: number;
+  sha256: string;
+}
+
+/** jsPDF's processed image: strings of bytes plus dictionary values. */
+interface ProcessedImage {
+  data: string;
+  sMask?: string;
+  palette?: unknown;
+  index: number;
+  alias: string;
+  [key: string]: unknown;
+}
+
+type Processor = (
+  data: Uint8Array,
+  index: number,
+  alias: string,
+  compression: string,
+) => ProcessedImage | undefined;
+
+/** Upper bound of the cache, in bytes of processed image data. */
+export const LOGO_CACHE_BYTES = 8 * 1024 * 1024;
+
+const cache = new Map<string, { image: ProcessedImage; bytes: number }>();
+let cached_bytes = 0;
+
+/** Number and total bytes of cached logos, for tests and metrics. */
+export function logo_cache_stats(): { entries: number; bytes: number } {
+  return { entries: cache.size, bytes: cached_bytes };
+}
+
+/** Empties the logo cache (tests). */
+export function clear_logo_cache(): void {
+  cache.clear();
+  cached_bytes = 0;
+}
+
+function remember(key: string, image: ProcessedImage): void {
+  const bytes = image.data.length + (image.sMask?.length ?? 0);
+  if (bytes > LOGO_CACHE_BYTES) return;
+  cache.set(key, { image, bytes });
+  cached_bytes += bytes;
+  for (const [old, entry] of cache) {
+    if (cached_bytes <= LOGO_CACHE_BYTES) break;
+    cache.delete(old);
+    cached_bytes -= entry.bytes;
+  }
+}
+
+function recall(key: string): ProcessedImage | undefined {
+  const entry = cache.get(key);
+  if (entry === undefined) return undefined;
+  // Most recently used last.
+  cache.delete(key);
+  cache.set(key, entry);
+  return entry.image;
+}
+
+function decode_base64(base64: string): Uint8Array {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Draws `logo` into the box (`x`, `y`, `width`, `height`; jsPDF
+ * coordinates, y down) on the current page, as large as fits with its
+ * aspect ratio kept, top-left aligned (`align: "right"` aligns it to the
+ * right edge). Returns the drawn size.
+ */
+export function draw_logo(
+  doc: jsPDF,
+  logo: InvoiceLogo,
+  box: {
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+    align?: "left" | "right";
+  },
+): { width: number; height: number } {
+  const format = logo.mime === "image/png" ? "PNG" : "JPEG";
+  const method = format === "PNG" ? "processPNG" : "processJPEG";
+  const key = `${format}:${logo.sha256}`;
+  const target = doc as unknown as Record<string, Processor>;
+  const original = target[method];
+  // An own property on this document only; jsPDF calls
+  // `this["process" + format]`.
+  target[method] = function (this: unknown, data, index, alias, compression) {
+    const hit = recall(key);
+    if (hit !== undefined) return { ...hit, index, alias };
+    const image = original.call(this, data, index, alias, compression);
+    if (image !== undefined) remember(key, image);
+    return image;
+  };
+  // A cached logo needs no decoding; jsPDF only looks at the first bytes.
+  const bytes = cache.has(key)
+    ? (format === "PNG" ? PNG_SIGNATURE : JPEG_SIGNATURE)
+    : decode_base64(logo.base64);
+  const scale = Math.min(box.width / logo.width, box.height / logo.height);
+  const width = logo.width * scale;
+  const height = logo.height * scale;
+  const x = box.align === "right" ? box.x + box.width - width : box.x;
+  try {
+    doc.addImage(bytes, format, x, box.y, width, height, key);
+  } finally {
+    delete target[method];
+  }
+  return { width, height };
+}
+
+const PNG_SIGNATURE = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
+const JPEG_SIGNATURE = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);

@@ -99,6 +99,11 @@ export const UpdateAccountSchema = z.strictObject({
   id: uuid,
   plan: PlanSchema.optional(),
   subscription_status: SubscriptionStatusSchema.optional(),
+  billing_override: z.boolean().optional().describe(
+    "Accounts billed through Stripe: a plan or status set here is an operator override that Stripe events " +
+      "leave alone (set automatically with `plan` or `subscription_status`); `false` hands the account back " +
+      "to Stripe, re-reading its subscription.",
+  ),
 });
 
 /** An account id in the path. */

@@ -4,9 +4,14 @@
  * implements these services.
  */
 import type { Invoice } from "./invoice_types.ts";
+import type { InvoiceFormat } from "./einvoice.ts";
+import type {
+  AccountWithBilling,
+  BillingView,
+  ChangePlanResult,
+} from "./billing.ts";
 import type {
   AccountView,
-  AccountWithUsage,
   ApiKeyView,
   CreatedApiKey,
   Plan,
@@ -44,10 +49,12 @@ export interface ResponseSink {
   account_id?: string;
 }
 
-/** A rendered invoice. */
+/** A rendered invoice: the PDF, or an e-invoice in the requested format. */
 export interface RenderedPdf {
   file_name: string;
   bytes: Uint8Array;
+  /** `application/pdf` (pdf, factur-x) or `application/xml; charset=utf-8`. */
+  content_type: "application/pdf" | "application/xml; charset=utf-8";
 }
 
 /** Server-side operations the procedures call. */
@@ -63,11 +70,15 @@ export interface Services {
   ): Promise<Principal>;
   /** Checks the operator's `Authorization` header. Throws an `ApiError`. */
   authenticate_admin(authorization: string | null): void;
-  /** Charges the monthly quota, renders the PDF, and releases the charge if rendering fails. */
+  /**
+   * Charges the monthly quota, renders the PDF (or `options.format`), and
+   * releases the charge if rendering fails.
+   */
   generate_invoice(
     principal: Principal,
     invoice: Invoice,
     response: ResponseSink,
+    options?: { format?: InvoiceFormat },
   ): Promise<RenderedPdf>;
   /** Renders without charging quota (the dashboard's preview). */
   preview_invoice(principal: Principal, invoice: Invoice): Promise<RenderedPdf>;
@@ -77,11 +88,35 @@ export interface Services {
     plan: Plan;
     subscription_status?: SubscriptionStatus;
   }): Promise<AccountView>;
-  get_account(account_id: string): Promise<AccountWithUsage>;
+  get_account(account_id: string): Promise<AccountWithBilling>;
+  /**
+   * Operator change of plan or status. On an account billed through Stripe
+   * it becomes an override unless `billing_override` is false.
+   */
   update_account(
     account_id: string,
-    changes: { plan?: Plan; subscription_status?: SubscriptionStatus },
-  ): Promise<AccountWithUsage>;
+    changes: {
+      plan?: Plan;
+      subscription_status?: SubscriptionStatus;
+      billing_override?: boolean;
+    },
+  ): Promise<AccountWithBilling>;
+  /** The account's billing state (billing may be off on this server). */
+  get_billing(account_id: string): Promise<BillingView>;
+  /**
+   * Moves the signed-in account to `plan`: a Stripe Checkout session for a
+   * new subscription, an immediate prorated upgrade, or a downgrade at the
+   * period end. `base_url` is where Stripe sends the customer back.
+   */
+  change_plan(
+    principal: Principal,
+    input: { plan: Plan; base_url: string },
+  ): Promise<ChangePlanResult>;
+  /** A Stripe customer portal session for the signed-in account. */
+  open_billing_portal(
+    principal: Principal,
+    input: { base_url: string },
+  ): Promise<{ url: string }>;
   get_usage(account_id: string): Promise<UsageView>;
   list_keys(account_id: string): Promise<ApiKeyView[]>;
   create_key(account_id: string, name: string): Promise<CreatedApiKey>;
@@ -113,6 +148,8 @@ export interface ServiceContext {
   session_control?: SessionControl;
   /** True when the HTTP face streams the PDF bytes itself (REST `POST /generate`). */
   binary_pdf: boolean;
+  /** Origin of this service as the client reached it, e.g. `https://invoices.example.com`. */
+  origin?: string;
   /** The address the request came from (the TCP peer), for per-client limits. */
   client_address?: string;
   response: ResponseSink;

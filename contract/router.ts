@@ -8,7 +8,6 @@ import { z } from "zod";
 import {
   AccountIdSchema,
   AccountSchema,
-  AccountWithUsageSchema,
   ApiKeySchema,
   CreateAccountSchema,
   CreatedApiKeySchema,
@@ -19,12 +18,24 @@ import {
   UsageSchema,
 } from "./accounts.ts";
 import {
+  AccountWithBillingSchema,
+  BillingPortalSchema,
+  BillingSchema,
+  ChangePlanResultSchema,
+  ChangePlanSchema,
+} from "./billing.ts";
+import {
   SessionStateSchema,
   SignedInSchema,
   SignInSchema,
   SignUpSchema,
 } from "./auth.ts";
-import type { Principal, ServiceContext, SessionControl } from "./context.ts";
+import type {
+  Principal,
+  RenderedPdf,
+  ServiceContext,
+  SessionControl,
+} from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { InvoiceRequestSchema } from "./invoice.ts";
 import { to_api_error, to_trpc_error } from "./trpc_errors.ts";
@@ -80,14 +91,22 @@ function session_control_of(ctx: ServiceContext): SessionControl {
   return ctx.session_control;
 }
 
+function base_url_of(ctx: ServiceContext): string {
+  if (!ctx.origin) {
+    throw new ApiError("not_found", "Billing needs the dashboard's web origin");
+  }
+  return ctx.origin;
+}
+
 const ERROR_RESPONSES = {
   400: "Invalid JSON or fields (`invalid_request`), with per-field details.",
   401: "Missing, malformed or unknown credentials (`unauthorized`).",
+  404: "Not found, or the feature is off on this server (`not_found`).",
   403:
     "Revoked key (`key_revoked`), inactive subscription (`subscription_inactive`) or monthly limit used up (`quota_exceeded`).",
   408: "The request body did not arrive in time (`request_timeout`).",
   413: "Request body over 1 MiB (`payload_too_large`).",
-  429: "Rate limit hit (`rate_limited`); wait 60 s (see `Retry-After`).",
+  429: "Rate limit hit (`rate_limited`); retry after `Retry-After` seconds.",
   500: "Unexpected fault (`internal`); safe to retry.",
   503: "Temporarily unavailable (`unavailable`); retry after `Retry-After`.",
 };
@@ -99,12 +118,26 @@ function pick_errors(codes: (keyof typeof ERROR_RESPONSES)[]) {
 /** What a tRPC caller receives for a generated invoice. */
 export const GeneratedPdfSchema = z.object({
   file_name: z.string(),
-  content_type: z.literal("application/pdf"),
+  content_type: z.enum(["application/pdf", "application/xml; charset=utf-8"]),
   byte_length: z.number().int(),
   pdf_base64: z.string().optional().describe(
-    "The PDF, base64-encoded (tRPC callers). The REST face streams the bytes instead.",
+    "The PDF (formats `pdf` and `factur-x`), base64-encoded (tRPC callers). The REST face streams the bytes instead.",
+  ),
+  xml: z.string().optional().describe(
+    "The XML (XML formats), as text (tRPC callers). The REST face streams the bytes instead.",
   ),
 }).meta({ id: "GeneratedPdf" });
+
+function document_fields(
+  document: RenderedPdf,
+  binary: boolean,
+): { pdf_base64?: string; xml?: string } {
+  if (binary) return {};
+  if (document.content_type === "application/pdf") {
+    return { pdf_base64: encode_base64(document.bytes) };
+  }
+  return { xml: new TextDecoder().decode(document.bytes) };
+}
 
 function encode_base64(bytes: Uint8Array): string {
   let binary = "";
@@ -186,9 +219,9 @@ export const app_router = t.router({
         if (ctx.binary_pdf) ctx.response.pdf = pdf.bytes;
         return {
           file_name: pdf.file_name,
-          content_type: "application/pdf" as const,
+          content_type: pdf.content_type,
           byte_length: pdf.bytes.length,
-          ...(ctx.binary_pdf ? {} : { pdf_base64: encode_base64(pdf.bytes) }),
+          ...document_fields(pdf, ctx.binary_pdf),
         };
       }),
     preview: session_procedure
@@ -270,6 +303,58 @@ export const app_router = t.router({
         ctx.services.revoke_key(input.id, ctx.principal.account.id)
       ),
   }),
+  billing: t.router({
+    state: session_procedure
+      .meta({
+        openapi: {
+          method: "GET",
+          path: "/account/billing",
+          tags: ACCOUNT_TAGS,
+          summary: "Billing state of the signed-in account",
+          errorResponses: pick_errors([401]),
+        },
+      })
+      .input(z.void())
+      .output(BillingSchema)
+      .query(({ ctx }) => ctx.services.get_billing(ctx.principal.account.id)),
+    change_plan: session_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/account/billing/plan",
+          tags: ACCOUNT_TAGS,
+          summary:
+            "Change plan: Checkout for a new subscription, upgrade now (prorated) or downgrade at period end",
+          errorResponses: pick_errors([400, 401, 404, 503]),
+        },
+      })
+      .input(ChangePlanSchema)
+      .output(ChangePlanResultSchema)
+      .mutation(({ ctx, input }) =>
+        ctx.services.change_plan(ctx.principal, {
+          plan: input.plan,
+          base_url: base_url_of(ctx),
+        })
+      ),
+    portal: session_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/account/billing/portal",
+          tags: ACCOUNT_TAGS,
+          summary:
+            "Open the Stripe customer portal (payment method, invoices, cancel)",
+          errorResponses: pick_errors([401, 404, 503]),
+        },
+      })
+      .input(z.void())
+      .output(BillingPortalSchema)
+      .mutation(({ ctx }) =>
+        ctx.services.open_billing_portal(ctx.principal, {
+          base_url: base_url_of(ctx),
+        })
+      ),
+  }),
   admin: t.router({
     create_account: admin_procedure
       .meta({
@@ -301,7 +386,7 @@ export const app_router = t.router({
         },
       })
       .input(AccountIdSchema)
-      .output(AccountWithUsageSchema)
+      .output(AccountWithBillingSchema)
       .query(({ ctx, input }) => ctx.services.get_account(input.id)),
     update_account: admin_procedure
       .meta({
@@ -315,11 +400,12 @@ export const app_router = t.router({
         },
       })
       .input(UpdateAccountSchema)
-      .output(AccountWithUsageSchema)
+      .output(AccountWithBillingSchema)
       .mutation(({ ctx, input }) =>
         ctx.services.update_account(input.id, {
           plan: input.plan,
           subscription_status: input.subscription_status,
+          billing_override: input.billing_override,
         })
       ),
     list_keys: admin_procedure

@@ -12,6 +12,11 @@ import type { Account } from "./accounts.ts";
 import type { Database, PreparedStatement } from "./database.ts";
 import { is_uuid, random_token, sha256_hex } from "./_util.ts";
 import { api_keys, type Plan, type SubscriptionStatus } from "./schema.ts";
+import {
+  previous_window_weight,
+  type SlidingWindow,
+  window_start_of,
+} from "./rate_limits.ts";
 
 /** Fixed start of every API key. */
 export const API_KEY_PREFIX = "ink_live_";
@@ -72,11 +77,17 @@ export type AuthenticateResult =
     status: "ok";
     account: AuthAccount;
     key_id: string;
-    /** Requests in the current one-minute window, this one included. */
-    rate_count: number;
-    /** End of the current rate-limit window. */
-    window_reset_at: Date;
+    /** False when the per-minute rate limit refused this request (not counted). */
+    rate_allowed: boolean;
+    /** The account's sliding rate-limit window after this request. */
+    rate: SlidingWindow;
   };
+
+/** Requests per minute and plan, for {@linkcode authenticate_api_key}. */
+export type RateLimits = Record<Plan, number>;
+
+// Without limits from the caller: as good as none.
+const UNLIMITED = 2 ** 31 - 1;
 
 const key_columns = {
   id: api_keys.id,
@@ -192,14 +203,34 @@ interface AuthRow {
   name: string | null;
   plan: Plan;
   subscription_status: SubscriptionStatus;
-  rate_count: number | string | null;
+  rate_limit: number | string | null;
+  /** This window's count after the hit; null when not counted. */
+  hit_count: number | string | null;
+  previous_count: number | string | null;
+  current_count: number | string | null;
 }
 
 // The statement of authenticate_api_key, on every API request: prepared.
-// $1 key hash, $2 rate window start, $3 now, $4 last_used_at resolution (s).
+// $1 key hash, $2 current rate window start, $3 now, $4 last_used_at
+// resolution (s), $5 previous rate window start, $6 the previous window's
+// weight now, $7 requests per window by plan (jsonb).
+//
+// The rate limit is a sliding window over two fixed windows: a request is
+// counted, and allowed, only while previous × weight + current + 1 ≤ limit
+// (with a tolerance for float rounding).
+// The condition sits in the upsert's conflict clause, so it is checked
+// against the current window's latest count, atomically across instances.
 const AUTHENTICATE_STATEMENT: PreparedStatement = {
   name: "ink_authenticate_api_key",
-  types: ["text", "timestamptz", "timestamptz", "int"],
+  types: [
+    "text",
+    "timestamptz",
+    "timestamptz",
+    "int",
+    "timestamptz",
+    "float8",
+    "jsonb",
+  ],
   text: `
     with found as (
       select k.id as key_id, k.account_id, (k.revoked_at is not null) as revoked,
@@ -209,14 +240,29 @@ const AUTHENTICATE_STATEMENT: PreparedStatement = {
       where k.secret_hash = $1::text
     ),
     allowed as (
-      select key_id, account_id from found
+      select key_id, account_id, 'account:' || account_id::text as bucket,
+             ($7::jsonb ->> plan)::int as rate_limit
+      from found
       where not revoked and subscription_status = 'active'
+    ),
+    windows as (
+      select allowed.rate_limit,
+             (select count from rate_limit_windows
+               where bucket = allowed.bucket and window_start = $5::timestamptz
+             ) as previous_count,
+             (select count from rate_limit_windows
+               where bucket = allowed.bucket and window_start = $2::timestamptz
+             ) as current_count
+      from allowed
     ),
     hit as (
       insert into rate_limit_windows as w (bucket, window_start, count)
-      select 'account:' || account_id::text, $2::timestamptz, 1
-      from allowed
+      select allowed.bucket, $2::timestamptz, 1 from allowed, windows
+      where coalesce(windows.previous_count, 0) * $6::float8 + 1
+        <= windows.rate_limit + 1e-9
       on conflict (bucket, window_start) do update set count = w.count + 1
+      where (select coalesce(previous_count, 0) * $6::float8 + w.count + 1
+               <= rate_limit + 1e-9 from windows)
       returning w.count
     ),
     touched as (
@@ -230,7 +276,11 @@ const AUTHENTICATE_STATEMENT: PreparedStatement = {
     )
     select found.key_id::text as key_id, found.account_id::text as account_id,
            found.revoked, found.email, found.name, found.plan,
-           found.subscription_status, (select count from hit) as rate_count
+           found.subscription_status,
+           (select rate_limit from windows) as rate_limit,
+           (select count from hit) as hit_count,
+           (select previous_count from windows) as previous_count,
+           (select current_count from windows) as current_count
     from found
   `,
 };
@@ -240,13 +290,14 @@ const AUTHENTICATE_STATEMENT: PreparedStatement = {
  *
  * A single statement looks the key up by hash with its account; only for an
  * active key on an active subscription does it also count the request in the
- * account's one-minute rate-limit window (bucket `account:<id>`) and bump
- * `last_used_at` when that is null or over a minute old. Enforcing the limit
- * is the caller's job, using `rate_count`.
+ * account's sliding one-minute rate-limit window (bucket `account:<id>`, at
+ * most `rate_limits[plan]` requests; a refused request is not counted) and
+ * bump `last_used_at` when that is null or over a minute old. Answering a
+ * refused request is the caller's job (`rate_allowed`).
  */
 export async function authenticate_api_key(
   database: Database,
-  input: { key: string; now: Date },
+  input: { key: string; now: Date; rate_limits?: RateLimits },
 ): Promise<AuthenticateResult> {
   // Hash before the format check so malformed and well-formed keys cost the
   // same and timing says nothing about which part of a key was wrong.
@@ -255,15 +306,21 @@ export async function authenticate_api_key(
   );
   if (!looks_like_api_key(input.key)) return { status: "unknown" };
 
-  const window_ms = API_KEY_RATE_WINDOW_SECONDS * 1000;
-  const window_start = new Date(
-    Math.floor(input.now.getTime() / window_ms) * window_ms,
+  const window_seconds = API_KEY_RATE_WINDOW_SECONDS;
+  const window_start = window_start_of(input.now, window_seconds);
+  const previous_start = new Date(
+    window_start.getTime() - window_seconds * 1000,
   );
+  const limits = input.rate_limits ??
+    { starter: UNLIMITED, pro: UNLIMITED, team: UNLIMITED };
   const rows = await database.run<AuthRow>(AUTHENTICATE_STATEMENT, [
     hash,
     window_start.toISOString(),
     input.now.toISOString(),
     LAST_USED_RESOLUTION_SECONDS,
+    previous_start.toISOString(),
+    previous_window_weight(input.now, window_seconds),
+    JSON.stringify(limits),
   ]);
   const row = rows[0];
   if (!row) return { status: "unknown" };
@@ -281,14 +338,21 @@ export async function authenticate_api_key(
     plan: row.plan,
     subscription_status: row.subscription_status,
   };
-  if (row.subscription_status !== "active" || row.rate_count === null) {
+  if (row.subscription_status !== "active" || row.rate_limit === null) {
     return { status: "inactive", account, key_id: row.key_id };
   }
+  const rate_allowed = row.hit_count !== null;
   return {
     status: "ok",
     account,
     key_id: row.key_id,
-    rate_count: Number(row.rate_count),
-    window_reset_at: new Date(window_start.getTime() + window_ms),
+    rate_allowed,
+    rate: {
+      limit: Number(row.rate_limit),
+      previous: Number(row.previous_count ?? 0),
+      current: Number(rate_allowed ? row.hit_count : row.current_count ?? 0),
+      window_start,
+      window_seconds,
+    },
   };
 }

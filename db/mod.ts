@@ -51,14 +51,21 @@ export {
   hash_api_key,
   list_api_keys,
   looks_like_api_key,
+  type RateLimits,
   revoke_all_api_keys,
   revoke_api_key,
 } from "./api_keys.ts";
 export {
   hit_rate_limit,
   type HitRateLimitInput,
+  previous_window_weight,
   prune_rate_limit_windows,
   type RateLimitHit,
+  sliding_window_remaining,
+  sliding_window_used,
+  sliding_window_wait_ms,
+  type SlidingWindow,
+  window_start_of,
 } from "./rate_limits.ts";
 export {
   get_daily_usage,
@@ -85,3 +92,16 @@ export {
   SUBSCRIPTION_STATUSES,
   type SubscriptionStatus,
 } from "./schema.ts";
+export {
+  apply_subscription_state,
+  type BillingRecord,
+  find_billing_by_customer,
+  forget_stripe_event,
+  get_billing,
+  link_stripe_customer,
+  prune_stripe_events,
+  record_stripe_event,
+  set_operator_override,
+  set_pending_plan,
+  type SubscriptionState,
+} from "./billing.ts";

@@ -8,6 +8,7 @@
  */
 import { sql } from "drizzle-orm";
 import {
+  boolean,
   check,
   date,
   index,
@@ -141,3 +142,43 @@ export const sessions = pgTable("sessions", {
   index("sessions_account_id_idx").on(t.account_id),
   index("sessions_expires_at_idx").on(t.expires_at),
 ]);
+
+/**
+ * An account's Stripe billing, when it has one: Stripe's ids and the last
+ * subscription state we applied. Nothing about cards is stored.
+ */
+export const billing_accounts = pgTable("billing_accounts", {
+  account_id: uuid("account_id").primaryKey().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  stripe_customer_id: text("stripe_customer_id").notNull(),
+  stripe_subscription_id: text("stripe_subscription_id"),
+  /** Stripe's own subscription status, e.g. `active`, `past_due`, `canceled`. */
+  stripe_status: text("stripe_status"),
+  stripe_price_id: text("stripe_price_id"),
+  current_period_end: timestamp("current_period_end", { withTimezone: true }),
+  cancel_at_period_end: boolean("cancel_at_period_end").notNull().default(
+    false,
+  ),
+  /** A downgrade scheduled for the end of the period. */
+  pending_plan: text("pending_plan", { enum: PLANS }),
+  /** An operator changed plan or status by hand; Stripe events then leave them alone. */
+  operator_override: boolean("operator_override").notNull().default(false),
+  updated_at: timestamp("updated_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+}, (t) => [
+  uniqueIndex("billing_accounts_stripe_customer_id_key").on(
+    t.stripe_customer_id,
+  ),
+  index("billing_accounts_stripe_subscription_id_idx").on(
+    t.stripe_subscription_id,
+  ),
+]);
+
+/** Stripe webhook events already handled, by id, so a redelivery is a no-op. */
+export const stripe_events = pgTable("stripe_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  received_at: timestamp("received_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+}, (t) => [index("stripe_events_received_at_idx").on(t.received_at)]);

@@ -11,6 +11,7 @@ import {
   SubscriptionStatusSchema,
 } from "../contract/mod.ts";
 import { open_database, update_account } from "../db/mod.ts";
+import { create_billing } from "./billing.ts";
 import { ConfigError, load_config } from "./config.ts";
 import { hash_password } from "./dashboard/password.ts";
 import { create_services } from "./services.ts";
@@ -22,6 +23,7 @@ Commands:
   get-account <account-id>
   set-plan <account-id> starter|pro|team
   set-subscription <account-id> active|inactive
+  release-override <account-id>   (Stripe billing: hand plan and status back to Stripe)
   list-keys <account-id>
   create-key <account-id> --name <key name>
   revoke-key <key-id>
@@ -58,6 +60,9 @@ export async function run_admin_cli(
   });
   const services = create_services(database, {
     render_pdf: () => Promise.reject(new Error("the CLI does not render")),
+    billing: config.stripe
+      ? create_billing(database, { stripe: config.stripe })
+      : undefined,
   });
   // Lets an operator-created account (no password yet) use the dashboard.
   async function set_password(account_id: string): Promise<unknown> {
@@ -87,6 +92,10 @@ export async function run_admin_cli(
         case "set-subscription":
           return services.update_account(required(target, "account id"), {
             subscription_status: SubscriptionStatusSchema.parse(extra),
+          });
+        case "release-override":
+          return services.update_account(required(target, "account id"), {
+            billing_override: false,
           });
         case "list-keys":
           return services.list_keys(required(target, "account id"));

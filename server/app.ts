@@ -37,6 +37,8 @@ export interface AppOptions {
     request: Request,
     response: ResponseSink,
   ) => SessionControl;
+  /** The HTML 404 page for browsers; undefined for API clients. */
+  not_found_page?: (request: Request) => Response | undefined;
   /** Serves the dashboard's pages and files; undefined for other paths. */
   serve_dashboard?: (
     request: Request,
@@ -48,6 +50,13 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Origins allowed to call the API from browsers; `*` for any. Default: none. */
   cors_origins?: string[];
+  /** Handles a Stripe webhook delivery (raw body, `Stripe-Signature`); unset: billing is off (404). */
+  stripe_webhook?: (
+    raw_body: Uint8Array,
+    signature: string | null,
+  ) => Promise<unknown>;
+  /** The public origin for links back to the dashboard; default: each request's own. */
+  public_url?: string;
 }
 
 /** A request handler for `Deno.serve`. */
@@ -142,6 +151,7 @@ function route_template(path: string): string {
       "/healthz",
       "/readyz",
       "/metrics",
+      "/billing/stripe/webhook",
     ]
   ) {
     if (path === fixed) return fixed;
@@ -194,6 +204,7 @@ export function create_app(options: AppOptions): Handler {
       session,
       session_control: options.session_control?.(request, response),
       binary_pdf,
+      origin: options.public_url ?? new URL(request.url).origin,
       client_address: client_addresses.get(request),
       response,
       services: options.services,
@@ -219,7 +230,7 @@ export function create_app(options: AppOptions): Handler {
         body as unknown as InvoiceRequest,
       );
       const headers = ctx.response.headers;
-      headers.set("Content-Type", "application/pdf");
+      headers.set("Content-Type", result.content_type);
       headers.set("Content-Disposition", content_disposition(result.file_name));
       headers.set("Cache-Control", "no-store");
       return new Response(ctx.response.pdf as Uint8Array<ArrayBuffer>, {
@@ -317,6 +328,25 @@ export function create_app(options: AppOptions): Handler {
     return error_response(to_api_error(error), ctx.response.headers);
   }
 
+  async function stripe_webhook(
+    request: Request,
+    handle: NonNullable<AppOptions["stripe_webhook"]>,
+  ): Promise<Response> {
+    if (request.method !== "POST") {
+      throw new ApiError(
+        "method_not_allowed",
+        "Stripe sends webhooks by POST",
+        {
+          headers: { Allow: "POST" },
+        },
+      );
+    }
+    // The signature covers the exact bytes, so the body is never re-encoded.
+    const raw = await read_body_bytes(request, body_limits);
+    const outcome = await handle(raw, request.headers.get("stripe-signature"));
+    return json_response(outcome);
+  }
+
   function log_fault(error: unknown): void {
     const api_error = to_api_error(error);
     if (api_error.status >= 500 && api_error.code !== "unavailable") {
@@ -338,6 +368,9 @@ export function create_app(options: AppOptions): Handler {
         headers: { "Content-Type": "application/json; charset=utf-8" },
       });
     }
+    if (path === "/billing/stripe/webhook" && options.stripe_webhook) {
+      return await stripe_webhook(request, options.stripe_webhook);
+    }
     if (path === "/healthz") return json_response({ status: "ok" });
     if (path === "/metrics" && options.metrics) {
       return new Response(options.metrics.render(), {
@@ -356,7 +389,16 @@ export function create_app(options: AppOptions): Handler {
     }
     const page = await options.serve_dashboard?.(request, url);
     if (page) return page;
-    return await rest(request, url);
+    const response = await rest(request, url);
+    const api_path = path.startsWith("/admin/") || path.startsWith("/account/");
+    if (
+      !api_path && response.status === 404 &&
+      error_codes.get(response) === "not_found"
+    ) {
+      // A person who followed a bad link gets a page, not raw JSON.
+      return options.not_found_page?.(request) ?? response;
+    }
+    return response;
   }
 
   /** The origin to echo in CORS headers, when the API is open to it. */

@@ -2,6 +2,7 @@
  * Configuration from the environment, checked once at start-up.
  */
 import type { Plan, SubscriptionStatus } from "../contract/mod.ts";
+import type { StripeConfig } from "./billing.ts";
 
 /** The service's configuration. */
 export interface Config {
@@ -39,6 +40,81 @@ export interface Config {
   render_queue: number;
   /** Longest a render may take before it is cancelled, in ms (`RENDER_TIMEOUT_MS`). */
   render_timeout_ms: number;
+  /** Stripe billing (`STRIPE_*`); unset: billing is off. */
+  stripe?: StripeConfig;
+  /** The service's public origin (`PUBLIC_URL`), for links back from Stripe; default: the request's. */
+  public_url?: string;
+}
+
+const STRIPE_VARIABLES = [
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "STRIPE_PRICE_STARTER",
+  "STRIPE_PRICE_PRO",
+  "STRIPE_PRICE_TEAM",
+] as const;
+
+function parse_stripe(
+  get: (name: string) => string | undefined,
+): StripeConfig | undefined {
+  const values = STRIPE_VARIABLES.map((name) => get(name)?.trim());
+  const missing = STRIPE_VARIABLES.filter((_, index) => !values[index]);
+  if (missing.length === STRIPE_VARIABLES.length) return undefined;
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Stripe billing needs all of ${STRIPE_VARIABLES.join(", ")}; missing: ${
+        missing.join(", ")
+      }`,
+    );
+  }
+  const [secret_key, webhook_secret, starter, pro, team] = values as string[];
+  if (!/^(sk|rk)_(test|live)_/.test(secret_key)) {
+    throw new ConfigError(
+      "STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…)",
+    );
+  }
+  if (!webhook_secret.startsWith("whsec_")) {
+    throw new ConfigError(
+      "STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret (whsec_…)",
+    );
+  }
+  for (
+    const [name, price] of [["STARTER", starter], ["PRO", pro], ["TEAM", team]]
+  ) {
+    if (!price.startsWith("price_")) {
+      throw new ConfigError(
+        `STRIPE_PRICE_${name} must be a Stripe price id (price_…), got "${price}"`,
+      );
+    }
+  }
+  const api_url = get("STRIPE_API_URL")?.trim();
+  if (api_url !== undefined && !/^https?:\/\/[^/]+$/.test(api_url)) {
+    throw new ConfigError(
+      `STRIPE_API_URL must be an origin like http://127.0.0.1:12111, got "${api_url}"`,
+    );
+  }
+  return {
+    secret_key,
+    webhook_secret,
+    prices: { starter, pro, team },
+    ...(api_url ? { api_url } : {}),
+  };
+}
+
+function parse_public_url(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.origin !== text.trim()) {
+    throw new ConfigError(
+      `PUBLIC_URL must be an origin like https://invoices.example.com, got "${text}"`,
+    );
+  }
+  return url.origin;
 }
 
 /** A configuration problem; start-up stops with its message. */
@@ -207,5 +283,7 @@ export function load_config(
     render_timeout_ms:
       optional_int("RENDER_TIMEOUT_MS", { min: 100, max: 120_000 }) ??
         15_000,
+    stripe: parse_stripe(get),
+    public_url: parse_public_url(get("PUBLIC_URL")),
   };
 }

@@ -8,8 +8,12 @@ import {
   prune_rate_limit_windows,
   prune_receipts,
   prune_sessions,
+  prune_stripe_events,
 } from "../db/mod.ts";
 import { month_of } from "./services.ts";
+
+/** Stripe retries a webhook for up to 3 days; event ids are kept well past that. */
+const STRIPE_EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Rate-limit windows are kept this long (the longest window is 15 minutes). */
 const RATE_WINDOW_RETENTION_MS = 60 * 60 * 1000;
@@ -19,6 +23,7 @@ export interface HousekeepingResult {
   rate_limit_windows: number;
   receipts: number;
   sessions: number;
+  stripe_events: number;
 }
 
 /** Deletes what is no longer needed at `now`. */
@@ -36,6 +41,10 @@ export async function run_housekeeping(
       before_month: month_of(now),
     }),
     sessions: await prune_sessions(database, now),
+    stripe_events: await prune_stripe_events(
+      database,
+      new Date(now.getTime() - STRIPE_EVENT_RETENTION_MS),
+    ),
   };
 }
 

@@ -3,13 +3,14 @@
  */
 import { type Database, observe_statements, open_database } from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
+import { create_billing } from "./billing.ts";
 import type { Config } from "./config.ts";
 import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
 import { Metrics } from "./metrics.ts";
 import { RenderPool } from "./render_pool.ts";
 import { create_services, type RenderPdf } from "./services.ts";
-import { render_invoice_pdf } from "./pdf/mod.ts";
+import { render_invoice_document } from "./einvoice/mod.ts";
 
 /** Options of {@link start_server}. */
 export interface StartOptions {
@@ -55,8 +56,14 @@ export async function start_server(
     : undefined;
   const render_pdf: RenderPdf = options.render_pdf ??
     (pool
-      ? (invoice) => pool.render(invoice)
-      : (invoice) => Promise.resolve(render_invoice_pdf(invoice)));
+      ? (invoice, render) => pool.render(invoice, render)
+      : (invoice, render) =>
+        Promise.resolve(
+          render_invoice_document(invoice as never, {
+            format: render?.format ?? "pdf",
+            test: render?.test,
+          }).bytes,
+        ));
   const metrics = new Metrics();
   const stop_housekeeping = start_housekeeping(database, {
     interval_ms: 10 * 60 * 1000,
@@ -73,7 +80,11 @@ export async function start_server(
     database,
     (name, seconds) => metrics.observe_statement(name, seconds),
   );
+  const billing = config.stripe
+    ? create_billing(database, { stripe: config.stripe, now: options.now })
+    : undefined;
   const services = create_services(timed, {
+    billing,
     signup,
     on_render: (seconds) => metrics.observe_render(seconds),
     render_pdf,
@@ -92,6 +103,7 @@ export async function start_server(
     session_ttl_seconds: config.session_ttl_hours * 3600,
     cookie_secure: config.cookie_secure,
     support_email: config.support_email,
+    billing_enabled: billing !== undefined,
     now: options.now ?? (() => new Date()),
   });
   const handler = create_app({
@@ -101,6 +113,10 @@ export async function start_server(
     body_timeout_ms: config.body_timeout_ms,
     check_ready: () => database.ping(),
     cors_origins: config.cors_origins,
+    stripe_webhook: billing
+      ? (raw, signature) => billing.handle_webhook(raw, signature)
+      : undefined,
+    public_url: config.public_url,
     metrics,
     log,
   });

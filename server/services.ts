@@ -8,6 +8,7 @@ import {
   ApiError,
   type ApiKeyView,
   type Invoice,
+  type InvoiceFormat,
   PLANS,
   type Principal,
   type RenderedPdf,
@@ -16,10 +17,20 @@ import {
   type UsageView,
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
+import { type Billing, billing_view } from "./billing.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
 
-/** Renders a validated invoice to PDF bytes. */
-export type RenderPdf = (invoice: Invoice) => Promise<Uint8Array>;
+/** How to render: the format (default the PDF) and whether for a test key. */
+export interface RenderOptions {
+  format?: InvoiceFormat;
+  test?: boolean;
+}
+
+/** Renders a validated invoice to PDF (or e-invoice) bytes. */
+export type RenderPdf = (
+  invoice: Invoice,
+  options?: RenderOptions,
+) => Promise<Uint8Array>;
 
 /** What the services need. */
 export interface ServicesOptions {
@@ -38,6 +49,8 @@ export interface ServicesOptions {
   on_render?: (seconds: number) => void;
   /** Dashboard sign-up: open or not, and on what plan (default: open, Starter, active). */
   signup?: SignupPolicy;
+  /** Stripe billing; unset: billing is off and plans change through the operator. */
+  billing?: Billing;
 }
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
@@ -86,14 +99,26 @@ export function next_month_start(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 }
 
-/** A file name safe in any header or file system, from the invoice number. */
-export function pdf_file_name(invoice_number: string): string {
+/**
+ * A file name safe in any header or file system, from the invoice number:
+ * `.pdf` for the PDF and Factur-X, `.xml` for the XML formats.
+ */
+export function pdf_file_name(
+  invoice_number: string,
+  format: InvoiceFormat = "pdf",
+): string {
   const safe = invoice_number.normalize("NFKD").replace(
     /[^A-Za-z0-9._-]+/g,
     "_",
   )
     .replace(/^[._]+|[._]+$/g, "").slice(0, 80);
-  return `invoice-${safe || "document"}.pdf`;
+  return `invoice-${safe || "document"}.${
+    is_pdf_format(format) ? "pdf" : "xml"
+  }`;
+}
+
+function is_pdf_format(format: InvoiceFormat): boolean {
+  return format === "pdf" || format === "factur-x";
 }
 
 /** An account as the API shows it. */
@@ -149,6 +174,12 @@ export function create_services(
     ? createHash("sha256").update(options.admin_token).digest()
     : undefined;
 
+  const rate_limits = Object.fromEntries(
+    Object.entries(PLANS).map((
+      [plan, limits],
+    ) => [plan, options.rate_limit_per_minute ?? limits.requests_per_minute]),
+  ) as store.RateLimits;
+
   // `account_id:month` → until when (clock ms) not to render early.
   const recently_exhausted = new Map<string, number>();
 
@@ -193,17 +224,44 @@ export function create_services(
     };
   }
 
+  async function billing_of(account_id: string) {
+    return billing_view(
+      await store.get_billing(database, account_id),
+      options.billing !== undefined,
+    );
+  }
+
+  function require_billing(): Billing {
+    if (!options.billing) {
+      throw new ApiError(
+        "not_found",
+        "Billing is not set up on this server; plan changes are made by the operator",
+      );
+    }
+    return options.billing;
+  }
+
   async function require_account(account_id: string): Promise<store.Account> {
     const account = await store.get_account(database, account_id);
     if (!account) throw new ApiError("not_found", "No account with this id");
     return account;
   }
 
-  async function render(invoice: Invoice): Promise<RenderedPdf> {
+  async function render(
+    invoice: Invoice,
+    render_options: RenderOptions = {},
+  ): Promise<RenderedPdf> {
+    const format = render_options.format ?? "pdf";
     const started = performance.now();
-    const bytes = await options.render_pdf(invoice);
+    const bytes = await options.render_pdf(invoice, render_options);
     options.on_render?.((performance.now() - started) / 1000);
-    return { file_name: pdf_file_name(invoice.invoice_number), bytes };
+    return {
+      file_name: pdf_file_name(invoice.invoice_number, format),
+      bytes,
+      content_type: is_pdf_format(format)
+        ? "application/pdf"
+        : "application/xml; charset=utf-8",
+    };
   }
 
   return {
@@ -214,6 +272,7 @@ export function create_services(
         const result = await store.authenticate_api_key(database, {
           key,
           now: at,
+          rate_limits,
         });
         if (result.status === "unknown") {
           throw new ApiError("unauthorized", "Unknown API key");
@@ -233,27 +292,27 @@ export function create_services(
             "The account's subscription is inactive; reactivate it to generate invoices",
           );
         }
-        const limit = options.rate_limit_per_minute ??
-          PLANS[result.account.plan].requests_per_minute;
+        const { rate } = result;
+        const remaining = store.sliding_window_remaining(rate, at);
+        // Seconds until one more request than `remaining` fits: on a 429,
+        // the true wait, so RateLimit-Reset and Retry-After agree.
         const reset_seconds = Math.max(
           1,
-          Math.ceil((result.window_reset_at.getTime() - at.getTime()) / 1000),
+          Math.ceil(
+            store.sliding_window_wait_ms(rate, {
+              now: at,
+              needed: Math.min(remaining + 1, rate.limit),
+            }) / 1000,
+          ),
         );
-        response.headers.set("RateLimit-Limit", String(limit));
-        response.headers.set(
-          "RateLimit-Remaining",
-          String(Math.max(0, limit - result.rate_count)),
-        );
+        response.headers.set("RateLimit-Limit", String(rate.limit));
+        response.headers.set("RateLimit-Remaining", String(remaining));
         response.headers.set("RateLimit-Reset", String(reset_seconds));
-        if (result.rate_count > limit) {
+        if (!result.rate_allowed) {
           throw new ApiError(
             "rate_limited",
-            `Rate limit of ${limit} requests per minute reached; wait 60 seconds before retrying`,
-            {
-              headers: {
-                "Retry-After": String(RATE_LIMIT_RETRY_AFTER_SECONDS),
-              },
-            },
+            `Rate limit of ${rate.limit} requests per minute reached; retry in ${reset_seconds} seconds`,
+            { headers: { "Retry-After": String(reset_seconds) } },
           );
         }
         return { account: account_view(result.account), key_id: result.key_id };
@@ -283,7 +342,10 @@ export function create_services(
       principal: Principal,
       invoice: Invoice,
       response: ResponseSink,
+      generate_options: { format?: InvoiceFormat } = {},
     ) {
+      const format = generate_options.format ?? "pdf";
+      const render_options: RenderOptions = { format };
       return with_database(async () => {
         const at = now();
         const month = month_of(at);
@@ -291,7 +353,11 @@ export function create_services(
         const plan = PLANS[principal.account.plan];
         // Only a hash of the canonical (validated, normalised) invoice is kept,
         // so an identical retry is recognised without storing its content.
-        const request_hash = sha256_hex(JSON.stringify(invoice));
+        // The format is part of what was asked: the same invoice in another
+        // format is another invoice. PDF requests hash as they always did.
+        const request_hash = sha256_hex(
+          JSON.stringify(format === "pdf" ? invoice : [format, invoice]),
+        );
         const reservation = {
           account_id: principal.account.id,
           month,
@@ -307,7 +373,7 @@ export function create_services(
         const exhausted_key = `${principal.account.id}:${month}`;
         const early = options.render_early?.() &&
             (recently_exhausted.get(exhausted_key) ?? 0) < at.getTime()
-          ? render(invoice)
+          ? render(invoice, render_options)
           : undefined;
         early?.catch(() => {}); // awaited below, or deliberately dropped
         const reserved = await store.reserve_generation(database, {
@@ -342,7 +408,7 @@ export function create_services(
           recently_exhausted.delete(exhausted_key);
         }
         try {
-          return await (early ?? render(invoice));
+          return await (early ?? render(invoice, render_options));
         } catch (error) {
           if (reserved.status === "reserved") {
             await store.release_generation(database, reservation).catch(
@@ -396,22 +462,65 @@ export function create_services(
     get_account(account_id: string) {
       return with_database(async () => {
         const account = await require_account(account_id);
-        return { ...account_view(account), usage: await usage_of(account) };
+        return {
+          ...account_view(account),
+          usage: await usage_of(account),
+          billing: await billing_of(account.id),
+        };
       });
     },
 
     update_account(account_id, changes) {
       return with_database(async () => {
-        const account = await store.update_account(
+        const { billing_override, ...account_changes } = changes;
+        let account = await store.update_account(
           database,
           account_id,
-          changes,
+          account_changes,
         );
         if (!account) {
           throw new ApiError("not_found", "No account with this id");
         }
-        return { ...account_view(account), usage: await usage_of(account) };
+        // A hand-made plan or status on a Stripe-billed account is an
+        // override, kept until the operator hands the account back.
+        const by_hand = account_changes.plan !== undefined ||
+          account_changes.subscription_status !== undefined;
+        const override = billing_override ?? (by_hand ? true : undefined);
+        if (override !== undefined) {
+          if (!override && options.billing) {
+            await options.billing.set_override(account_id, false);
+            account = await require_account(account_id);
+          } else {
+            await store.set_operator_override(database, account_id, override);
+          }
+        }
+        return {
+          ...account_view(account),
+          usage: await usage_of(account),
+          billing: await billing_of(account.id),
+        };
       });
+    },
+
+    get_billing(account_id: string) {
+      return with_database(async () => {
+        await require_account(account_id);
+        return await billing_of(account_id);
+      });
+    },
+
+    change_plan(principal, input) {
+      return with_database(async () => {
+        const billing = require_billing();
+        const account = await require_account(principal.account.id);
+        return await billing.change_plan(account, input);
+      });
+    },
+
+    open_billing_portal(principal, input) {
+      return with_database(() =>
+        require_billing().portal(principal.account.id, input.base_url)
+      );
     },
 
     get_usage(account_id: string) {

@@ -118,23 +118,27 @@ Deno.test("api keys and rate limits", async (t) => {
         subscription_status: "active",
       });
       assertStrictEquals(first.key_id, key_one_id);
-      assertStrictEquals(first.rate_count, 1);
+      assertStrictEquals(first.rate_allowed, true);
+      assertStrictEquals(first.rate.current, 1);
+      assertStrictEquals(first.rate.previous, 0);
       assertStrictEquals(
-        first.window_reset_at.toISOString(),
-        "2030-06-15T12:35:00.000Z",
+        first.rate.window_start.toISOString(),
+        "2030-06-15T12:34:00.000Z",
       );
       const second = await authenticate_api_key(database, {
         key: key_one,
         now: new Date(NOW.getTime() + 1000),
       });
       assert(second.status === "ok");
-      assertStrictEquals(second.rate_count, 2);
+      assertStrictEquals(second.rate.current, 2);
       const next_minute = await authenticate_api_key(database, {
         key: key_one,
         now: new Date("2030-06-15T12:35:00.000Z"),
       });
       assert(next_minute.status === "ok");
-      assertStrictEquals(next_minute.rate_count, 1);
+      // The previous minute's two requests still weigh in the sliding window.
+      assertStrictEquals(next_minute.rate.current, 1);
+      assertStrictEquals(next_minute.rate.previous, 2);
     });
 
     await t.step("last_used_at is bumped coarsely", async () => {
@@ -193,7 +197,11 @@ Deno.test("api keys and rate limits", async (t) => {
         now: NOW,
       });
       assert(ok.status === "ok");
-      assertStrictEquals(ok.rate_count, 1, "inactive attempt was not counted");
+      assertStrictEquals(
+        ok.rate.current,
+        1,
+        "inactive attempt was not counted",
+      );
     });
 
     await t.step("revoke is idempotent and scoped by account", async () => {

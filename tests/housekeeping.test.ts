@@ -5,11 +5,12 @@ import {
   create_session,
   get_session,
   hit_rate_limit,
+  record_stripe_event,
   reserve_generation,
 } from "../db/mod.ts";
 import { run_housekeeping } from "../server/housekeeping.ts";
 
-Deno.test("housekeeping removes old rate windows, past months' receipts and expired sessions only", async () => {
+Deno.test("housekeeping removes old rate windows, past months' receipts, expired sessions and month-old Stripe event ids only", async () => {
   const { database, close } = await open_test_database();
   try {
     const now = new Date("2026-11-23T12:00:00Z");
@@ -47,8 +48,33 @@ Deno.test("housekeeping removes old rate windows, past months' receipts and expi
       now,
     });
 
+    await record_stripe_event(database, {
+      id: "evt_old",
+      type: "invoice.paid",
+      received_at: new Date("2026-10-01T00:00:00Z"),
+    });
+    await record_stripe_event(database, {
+      id: "evt_recent",
+      type: "invoice.paid",
+      received_at: new Date("2026-11-20T00:00:00Z"),
+    });
+
     const removed = await run_housekeeping(database, now);
-    assertEquals(removed, { rate_limit_windows: 1, receipts: 1, sessions: 1 });
+    assertEquals(removed, {
+      rate_limit_windows: 1,
+      receipts: 1,
+      sessions: 1,
+      stripe_events: 1,
+    });
+    // A redelivery of the recent event is still recognised; the old id is gone.
+    assertEquals(
+      await record_stripe_event(database, { id: "evt_recent", type: "x" }),
+      false,
+    );
+    assertEquals(
+      await record_stripe_event(database, { id: "evt_old", type: "x" }),
+      true,
+    );
 
     // The old window starts afresh; the current one kept its count.
     assertEquals(

@@ -268,7 +268,9 @@ Deno.test("rate limit per account per minute", async () => {
     assertEquals(first.status, 200);
     assertEquals(first.headers.get("ratelimit-limit"), "3");
     assertEquals(first.headers.get("ratelimit-remaining"), "2");
-    assertEquals(first.headers.get("ratelimit-reset"), "50");
+    // Seconds until the whole limit is free again (sliding window): this
+    // minute's request weighs until the end of the next minute.
+    assertEquals(first.headers.get("ratelimit-reset"), "110");
     await first.arrayBuffer();
     // Invalid bodies count too, and all keys of the account share the limit.
     const invalid = await server.generate(second_key.key, { nope: true });
@@ -280,18 +282,26 @@ Deno.test("rate limit per account per minute", async () => {
     await third.arrayBuffer();
     const limited = await server.generate(key, full_invoice());
     assertEquals(limited.status, 429);
-    assertEquals(limited.headers.get("retry-after"), "60");
+    // Three counted in 10:00: one of them has aged out of the sliding window
+    // a third of the way into 10:01, 70 s from now.
+    assertEquals(limited.headers.get("retry-after"), "70");
+    assertEquals(limited.headers.get("ratelimit-reset"), "70");
     assertEquals(limited.headers.get("ratelimit-remaining"), "0");
     const body = await limited.json();
     assertEquals(body.error.code, "rate_limited");
-    assertMatch(body.error.message, /wait 60 seconds/);
+    assertMatch(body.error.message, /retry in 70 seconds/);
     // Another account is not affected.
     const other = await server.create_account();
     const other_response = await server.generate(other.key, full_invoice());
     assertEquals(other_response.status, 200);
     await other_response.arrayBuffer();
-    // The next minute starts afresh.
+    // No fresh start at the minute boundary: the window slides.
     now = new Date("2026-11-23T10:01:00Z");
+    const boundary = await server.generate(key, full_invoice());
+    assertEquals(boundary.status, 429);
+    assertEquals(boundary.headers.get("retry-after"), "20");
+    await boundary.body?.cancel();
+    now = new Date("2026-11-23T10:01:20Z");
     const next = await server.generate(key, full_invoice());
     assertEquals(next.status, 200);
     await next.arrayBuffer();

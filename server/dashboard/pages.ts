@@ -66,6 +66,20 @@ export const PAGES: Record<string, PageSpec> = {
   },
 };
 
+/**
+ * The page browsers get for an unknown address (HTTP 404), under the key
+ * {@link NOT_FOUND_KEY}: never a URL path, so it is not routable itself.
+ */
+export const NOT_FOUND_PAGE: PageSpec = {
+  layout: "auth",
+  file: "not_found.html",
+  title: "Page not found",
+  access: "signed_out",
+};
+
+/** Key of the not-found page in {@link render_pages}' result. */
+export const NOT_FOUND_KEY = "404";
+
 /** A rendered page. */
 export interface Page {
   html: string;
@@ -76,6 +90,8 @@ export interface Page {
 export interface PageSettings {
   signup: SignupPolicy;
   support_email?: string;
+  /** Stripe billing is on: plan cards start Checkout or change the subscription. */
+  billing?: boolean;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -87,11 +103,17 @@ export function escape_html(text: string): string {
 
 /** Fills a template; see the module docs for its syntax. */
 export function render_template(template: string, values: Values): string {
-  const sections = template.replace(
-    /\{\{([#^])(\w+)\}\}\n?([\s\S]*?)\{\{\/\2\}\}\n?/g,
-    (_, kind: string, name: string, body: string) =>
-      Boolean(values[name]) === (kind === "#") ? body : "",
-  );
+  // Repeated until stable, so sections may nest (a kept section's body can
+  // hold sections of other names).
+  let sections = template;
+  for (let previous = ""; previous !== sections;) {
+    previous = sections;
+    sections = sections.replace(
+      /\{\{([#^])(\w+)\}\}\n?([\s\S]*?)\{\{\/\2\}\}\n?/g,
+      (_, kind: string, name: string, body: string) =>
+        Boolean(values[name]) === (kind === "#") ? body : "",
+    );
+  }
   return sections.replace(
     /\{\{(\{)?(\w+)\}?\}\}/g,
     (_, raw: string | undefined, name: string) => {
@@ -104,18 +126,22 @@ export function render_template(template: string, values: Values): string {
 
 const number = new Intl.NumberFormat("en-US");
 
-function plan_cards(): string {
+function plan_cards(billing: boolean): string {
   return (Object.keys(PLANS) as Plan[]).map((id) => {
     const plan = PLANS[id];
+    const name = escape_html(plan.name);
     return [
-      `<div class="plan" data-plan="${id}" data-plan-name="${
-        escape_html(plan.name)
-      }" data-price="${plan.price_usd}" data-invoices="${plan.monthly_invoices}">`,
-      `  <div class="plan-name">${escape_html(plan.name)}</div>`,
+      `<div class="plan" data-plan="${id}" data-plan-name="${name}" data-price="${plan.price_usd}" data-invoices="${plan.monthly_invoices}">`,
+      `  <div class="plan-name">${name}</div>`,
       `  <div class="plan-price">$${plan.price_usd} <small>/ month</small></div>`,
       `  <div class="plan-detail">${
         number.format(plan.monthly_invoices)
       } invoices a month</div>`,
+      ...(billing
+        ? [
+          `  <button type="button" class="button plan-choose" data-choose-plan="${id}">Choose ${name}</button>`,
+        ]
+        : []),
       `</div>`,
     ].map((line) => `          ${line}`).join("\n");
   }).join("\n");
@@ -139,10 +165,16 @@ export async function render_pages(
     password_min: String(PASSWORD_LIMITS.min),
     password_max: String(PASSWORD_LIMITS.max),
     support_email: settings.support_email,
-    plan_cards: plan_cards(),
+    billing: settings.billing ?? false,
+    plan_cards: plan_cards(settings.billing ?? false),
   };
   const pages = new Map<string, Page>();
-  for (const [path, spec] of Object.entries(PAGES)) {
+  for (
+    const [path, spec] of [
+      ...Object.entries(PAGES),
+      [NOT_FOUND_KEY, NOT_FOUND_PAGE] as const,
+    ]
+  ) {
     const content = render_template(await read(spec.file), common);
     const html = render_template(layouts[spec.layout], {
       title: spec.title,

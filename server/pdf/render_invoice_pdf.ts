@@ -47,6 +47,13 @@ import {
 } from "./locales.ts";
 import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
 import { draw_logo, type InvoiceLogo } from "./logo.ts";
+import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
+
+/** Options of {@link render_invoice_pdf}. */
+export interface RenderPdfOptions {
+  /** Make the file PDF/A-3b with this embedded file (Factur-X). */
+  pdfa3?: PdfA3Options;
+}
 
 /**
  * Version of the layout. Part of the document /ID hash, so a layout change
@@ -238,9 +245,13 @@ function present(value: string | undefined): value is string {
  * "Invoice <number>" (in the locale's words), author the sender's name.
  *
  * @param invoice A validated invoice (see `contract/invoice_types.ts`).
+ * @param options `pdfa3`: a PDF/A-3b file with an embedded file (same pages).
  * @returns The PDF file bytes.
  */
-export function render_invoice_pdf(invoice: Invoice): Uint8Array {
+export function render_invoice_pdf(
+  invoice: Invoice,
+  options: RenderPdfOptions = {},
+): Uint8Array {
   const input = invoice as unknown as RenderInvoice;
   const doc = create_document_with_fonts({
     unit: "pt",
@@ -262,6 +273,7 @@ export function render_invoice_pdf(invoice: Invoice): Uint8Array {
   });
   doc.setCreationDate(pdf_date(input.date));
   doc.setFileId(document_id(input));
+  if (options.pdfa3 !== undefined) make_pdfa3(doc, options.pdfa3);
 
   let y = draw_header(layout);
   y = draw_parties(layout, y + 26);
@@ -849,7 +861,9 @@ function draw_items(layout: Layout, start_y: number): number {
     tableWidth: width,
     showHead: "everyPage",
     showFoot: "lastPage",
-    rowPageBreak: "auto",
+    // A row that fits on a page moves to the next one whole; only a row
+    // taller than a page is split (autotable does that even with "avoid").
+    rowPageBreak: "avoid",
     styles: base_styles({ cellPadding: pad }),
     headStyles: {
       fontStyle: "normal",

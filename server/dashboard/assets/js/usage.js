@@ -1,6 +1,7 @@
 // The Usage page: plan, this month's count against the limit, reset date,
 // and a per-day chart (counts only).
 import { ApiFailure, query } from "/assets/js/api.js";
+import { start_billing } from "/assets/js/billing.js";
 import { handle_signed_out, start_shell } from "/assets/js/shell.js";
 import { find, show_error } from "/assets/js/ui.js";
 
@@ -166,6 +167,7 @@ if (session.account.subscription_status !== "active") {
   find("[data-plan-detail]").textContent =
     "Subscription inactive: API calls are refused until it is reactivated.";
 }
+void start_billing(session.account);
 
 try {
   const usage = await query("account.usage");

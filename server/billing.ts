@@ -1,0 +1,490 @@
+/**
+ * Self-service billing through Stripe: Checkout for new subscriptions,
+ * prorated upgrades, downgrades at the period end, the customer portal, and
+ * the webhook that keeps each account's plan and subscription status in step
+ * with Stripe.
+ *
+ * Webhooks are verified with the signing secret, handled once per event id,
+ * and order-independent: whatever the event, the subscription's current
+ * state is fetched from Stripe and applied, so an old event arriving late
+ * cannot undo a newer one.
+ *
+ * @module
+ */
+import Stripe from "stripe";
+import {
+  ApiError,
+  type BillingView,
+  type ChangePlanResult,
+  type Plan,
+  type SubscriptionStatus,
+} from "../contract/mod.ts";
+import * as store from "../db/mod.ts";
+
+/** Stripe settings; billing is on only when all of them are set. */
+export interface StripeConfig {
+  secret_key: string;
+  webhook_secret: string;
+  /** Stripe price id of each plan's monthly subscription. */
+  prices: Record<Plan, string>;
+  /** Another API base (tests' stand-in, stripe-mock), e.g. `http://127.0.0.1:12111`. */
+  api_url?: string;
+}
+
+/** Options of {@link create_billing}. */
+export interface BillingOptions {
+  stripe: StripeConfig;
+  /** Injectable clock (webhook timestamp tolerance). */
+  now?: () => Date;
+  /** Largest accepted age of a webhook signature, in seconds (Stripe's default: 300). */
+  webhook_tolerance_seconds?: number;
+}
+
+/** What the webhook did with an event. */
+export interface WebhookOutcome {
+  received: true;
+  /** Why nothing was done: `duplicate` (seen before) or `unhandled_type`. */
+  ignored?: "duplicate" | "unhandled_type";
+}
+
+/** Billing operations of the service. */
+export interface Billing {
+  /** The account's billing state. */
+  state(account_id: string): Promise<BillingView>;
+  /** Moves an account to `plan` (Checkout, upgrade now, or downgrade later). */
+  change_plan(
+    account: { id: string; email: string; plan: Plan },
+    input: { plan: Plan; base_url: string },
+  ): Promise<ChangePlanResult>;
+  /** A customer-portal session URL for the account. */
+  portal(account_id: string, base_url: string): Promise<{ url: string }>;
+  /** Verifies and handles one webhook delivery (the raw body, exactly as sent). */
+  handle_webhook(
+    raw_body: Uint8Array,
+    signature: string | null,
+  ): Promise<WebhookOutcome>;
+  /**
+   * An operator set plan or status by hand (`true`), or handed the account
+   * back to Stripe (`false`: the subscription is read and applied again).
+   */
+  set_override(account_id: string, operator_override: boolean): Promise<void>;
+}
+
+/** The events acted upon; every other type is acknowledged and ignored. */
+export const HANDLED_EVENTS = [
+  "checkout.session.completed",
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "invoice.paid",
+  "invoice.payment_failed",
+] as const;
+
+const PLAN_ORDER: Plan[] = ["starter", "pro", "team"];
+
+/**
+ * Our subscription status for Stripe's. `past_due` stays active: Stripe is
+ * still retrying the payment (its grace period); when retries end Stripe
+ * moves the subscription to `unpaid` or `canceled`, per the account's
+ * Billing settings, and the account becomes inactive.
+ */
+export function subscription_status_of(
+  stripe_status: string,
+): SubscriptionStatus {
+  return ["active", "trialing", "past_due"].includes(stripe_status)
+    ? "active"
+    : "inactive";
+}
+
+/** A billing view for an account without any Stripe record. */
+export function empty_billing(enabled: boolean): BillingView {
+  return {
+    enabled,
+    has_subscription: false,
+    stripe_customer_id: null,
+    stripe_subscription_id: null,
+    stripe_status: null,
+    stripe_price_id: null,
+    current_period_end: null,
+    cancel_at_period_end: false,
+    pending_plan: null,
+    operator_override: false,
+  };
+}
+
+/** The billing view of a stored record. */
+export function billing_view(
+  record: store.BillingRecord | undefined,
+  enabled: boolean,
+): BillingView {
+  if (!record) return empty_billing(enabled);
+  return {
+    enabled,
+    has_subscription: record.stripe_subscription_id !== null,
+    stripe_customer_id: record.stripe_customer_id,
+    stripe_subscription_id: record.stripe_subscription_id,
+    stripe_status: record.stripe_status,
+    stripe_price_id: record.stripe_price_id,
+    current_period_end: record.current_period_end?.toISOString() ?? null,
+    cancel_at_period_end: record.cancel_at_period_end,
+    pending_plan: record.pending_plan,
+    operator_override: record.operator_override,
+  };
+}
+
+function id_of(
+  value: string | { id: string } | null | undefined,
+): string | null {
+  if (!value) return null;
+  return typeof value === "string" ? value : value.id;
+}
+
+function stripe_client(config: StripeConfig): Stripe {
+  const base = config.api_url ? new URL(config.api_url) : undefined;
+  return new Stripe(config.secret_key, {
+    httpClient: Stripe.createFetchHttpClient(),
+    maxNetworkRetries: 2,
+    timeout: 10_000,
+    ...(base
+      ? {
+        host: base.hostname,
+        port: base.port ||
+          (base.protocol === "https:" ? "443" : "80"),
+        protocol: base.protocol === "http:" ? "http" : "https",
+      }
+      : {}),
+  });
+}
+
+function unavailable(error: unknown): ApiError {
+  return new ApiError(
+    "unavailable",
+    "The payment provider could not be reached; try again in a minute",
+    { headers: { "Retry-After": "30" }, cause: error },
+  );
+}
+
+/** Creates the billing operations over Stripe's API and the database. */
+export function create_billing(
+  database: store.Database,
+  options: BillingOptions,
+): Billing {
+  const stripe = stripe_client(options.stripe);
+  const now = options.now ?? (() => new Date());
+  const plan_of_price = new Map(
+    (Object.entries(options.stripe.prices) as [Plan, string][]).map((
+      [plan, price],
+    ) => [price, plan]),
+  );
+
+  async function call_stripe<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      throw unavailable(error);
+    }
+  }
+
+  /** Applies a subscription's current state to the account it belongs to. */
+  async function apply_subscription(
+    subscription: Stripe.Subscription,
+    hint_account_id?: string,
+  ): Promise<void> {
+    const customer_id = id_of(subscription.customer);
+    if (!customer_id) return;
+    let record = await store.find_billing_by_customer(database, customer_id);
+    const account_id = record?.account_id ?? hint_account_id ??
+      subscription.metadata?.account_id;
+    if (!account_id || !await store.get_account(database, account_id)) {
+      console.error(
+        `billing: subscription ${subscription.id} of customer ${customer_id} belongs to no account; ignored`,
+      );
+      return;
+    }
+    record ??= await store.link_stripe_customer(database, {
+      account_id,
+      stripe_customer_id: customer_id,
+    });
+    if (record.stripe_customer_id !== customer_id) return;
+    // A newer subscription of the account wins over an older, ended one.
+    if (
+      record.stripe_subscription_id &&
+      record.stripe_subscription_id !== subscription.id &&
+      !["active", "trialing", "past_due", "unpaid"].includes(
+        subscription.status,
+      )
+    ) return;
+    const item = subscription.items.data[0];
+    const price_id = item?.price?.id ?? null;
+    const plan = price_id ? plan_of_price.get(price_id) : undefined;
+    if (price_id && !plan) {
+      console.error(
+        `billing: price ${price_id} is none of the configured STRIPE_PRICE_* ids; plan left unchanged`,
+      );
+    }
+    const period_end = item?.current_period_end;
+    const pending = subscription.schedule && record.pending_plan !== plan
+      ? record.pending_plan
+      : null;
+    await store.apply_subscription_state(database, {
+      account_id: record.account_id,
+      stripe_subscription_id: subscription.id,
+      stripe_status: subscription.status,
+      stripe_price_id: price_id,
+      current_period_end: period_end ? new Date(period_end * 1000) : null,
+      cancel_at_period_end: subscription.cancel_at_period_end ?? false,
+      pending_plan: pending,
+      plan,
+      subscription_status: subscription_status_of(subscription.status),
+    });
+  }
+
+  async function refresh_subscription(
+    subscription_id: string,
+    hint_account_id?: string,
+  ): Promise<void> {
+    const subscription = await stripe.subscriptions.retrieve(subscription_id);
+    await apply_subscription(subscription, hint_account_id);
+  }
+
+  function subscription_of_invoice(invoice: Stripe.Invoice): string | null {
+    return id_of(invoice.parent?.subscription_details?.subscription);
+  }
+
+  async function handle_event(event: Stripe.Event): Promise<void> {
+    switch (event.type) {
+      case "checkout.session.completed": {
+        const session = event.data.object;
+        if (session.mode !== "subscription") return;
+        const account_id = session.client_reference_id ??
+          session.metadata?.account_id ?? undefined;
+        const customer_id = id_of(session.customer);
+        if (account_id && customer_id) {
+          if (await store.get_account(database, account_id)) {
+            await store.link_stripe_customer(database, {
+              account_id,
+              stripe_customer_id: customer_id,
+            });
+          }
+        }
+        const subscription_id = id_of(session.subscription);
+        if (subscription_id) {
+          await refresh_subscription(subscription_id, account_id);
+        }
+        return;
+      }
+      case "customer.subscription.created":
+      case "customer.subscription.updated":
+      case "customer.subscription.deleted":
+        await refresh_subscription(event.data.object.id);
+        return;
+      case "invoice.paid":
+      case "invoice.payment_failed": {
+        const subscription_id = subscription_of_invoice(event.data.object);
+        if (subscription_id) await refresh_subscription(subscription_id);
+        return;
+      }
+    }
+  }
+
+  async function require_record(
+    account_id: string,
+  ): Promise<store.BillingRecord> {
+    const record = await store.get_billing(database, account_id);
+    if (!record) {
+      throw new ApiError(
+        "not_found",
+        "This account has no billing yet; choose a plan to subscribe first",
+      );
+    }
+    return record;
+  }
+
+  return {
+    async state(account_id) {
+      return billing_view(await store.get_billing(database, account_id), true);
+    },
+
+    async change_plan(account, input) {
+      const record = await store.get_billing(database, account.id);
+      const price = options.stripe.prices[input.plan];
+      const live = record?.stripe_subscription_id &&
+        !["canceled", "incomplete_expired"].includes(
+          record.stripe_status ?? "",
+        );
+      if (!record || !live) {
+        const session = await call_stripe(() =>
+          stripe.checkout.sessions.create({
+            mode: "subscription",
+            line_items: [{ price, quantity: 1 }],
+            client_reference_id: account.id,
+            metadata: { account_id: account.id },
+            subscription_data: { metadata: { account_id: account.id } },
+            ...(record
+              ? { customer: record.stripe_customer_id }
+              : { customer_email: account.email }),
+            success_url:
+              `${input.base_url}/dashboard/usage?billing=success&session_id={CHECKOUT_SESSION_ID}`,
+            cancel_url: `${input.base_url}/dashboard/usage?billing=canceled`,
+          })
+        );
+        if (!session.url) throw unavailable(new Error("no Checkout URL"));
+        return {
+          action: "checkout",
+          url: session.url,
+          plan: input.plan,
+          effective_at: null,
+        };
+      }
+      const subscription = await call_stripe(() =>
+        stripe.subscriptions.retrieve(record.stripe_subscription_id!)
+      );
+      const item = subscription.items.data[0];
+      const current_plan = plan_of_price.get(item?.price?.id ?? "") ??
+        account.plan;
+      const schedule_id = id_of(subscription.schedule);
+      if (current_plan === input.plan) {
+        // Choosing the current plan again cancels a scheduled downgrade.
+        if (schedule_id && record.pending_plan) {
+          await call_stripe(() =>
+            stripe.subscriptionSchedules.release(schedule_id)
+          );
+          await store.set_pending_plan(database, account.id, null);
+        }
+        return {
+          action: "unchanged",
+          url: null,
+          plan: input.plan,
+          effective_at: null,
+        };
+      }
+      if (schedule_id) {
+        await call_stripe(() =>
+          stripe.subscriptionSchedules.release(schedule_id)
+        );
+      }
+      if (
+        PLAN_ORDER.indexOf(input.plan) > PLAN_ORDER.indexOf(current_plan)
+      ) {
+        // Upgrade: the new price at once, the difference invoiced now.
+        const updated = await call_stripe(() =>
+          stripe.subscriptions.update(subscription.id, {
+            items: [{ id: item.id, price }],
+            proration_behavior: "always_invoice",
+            cancel_at_period_end: false,
+          })
+        );
+        await store.set_pending_plan(database, account.id, null);
+        await apply_subscription(updated, account.id);
+        return {
+          action: "upgraded",
+          url: null,
+          plan: input.plan,
+          effective_at: null,
+        };
+      }
+      // Downgrade: the customer keeps what they paid for until the period ends.
+      const schedule = await call_stripe(() =>
+        stripe.subscriptionSchedules.create({
+          from_subscription: subscription.id,
+        })
+      );
+      const phase = schedule.phases[0];
+      await call_stripe(() =>
+        stripe.subscriptionSchedules.update(schedule.id, {
+          end_behavior: "release",
+          phases: [
+            {
+              items: [{ price: item.price.id, quantity: 1 }],
+              start_date: phase.start_date,
+              end_date: phase.end_date,
+            },
+            {
+              items: [{ price, quantity: 1 }],
+              proration_behavior: "none",
+              duration: { interval: "month", interval_count: 1 },
+            },
+          ],
+        })
+      );
+      await store.set_pending_plan(database, account.id, input.plan);
+      return {
+        action: "downgrade_scheduled",
+        url: null,
+        plan: input.plan,
+        effective_at: new Date(phase.end_date * 1000).toISOString(),
+      };
+    },
+
+    async portal(account_id, base_url) {
+      const record = await require_record(account_id);
+      const session = await call_stripe(() =>
+        stripe.billingPortal.sessions.create({
+          customer: record.stripe_customer_id,
+          return_url: `${base_url}/dashboard/usage`,
+        })
+      );
+      return { url: session.url };
+    },
+
+    async handle_webhook(raw_body, signature) {
+      if (!signature) {
+        throw new ApiError(
+          "invalid_request",
+          "Missing Stripe-Signature header",
+        );
+      }
+      let event: Stripe.Event;
+      try {
+        event = await stripe.webhooks.constructEventAsync(
+          raw_body,
+          signature,
+          options.stripe.webhook_secret,
+          options.webhook_tolerance_seconds ?? 300,
+          undefined,
+          now().getTime(), // milliseconds, despite the parameter's name
+        );
+      } catch (error) {
+        throw new ApiError(
+          "invalid_request",
+          `Stripe webhook signature rejected: ${
+            error instanceof Error ? error.message.split("\n")[0] : "invalid"
+          }`,
+        );
+      }
+      if (!(HANDLED_EVENTS as readonly string[]).includes(event.type)) {
+        return { received: true, ignored: "unhandled_type" };
+      }
+      const first = await store.record_stripe_event(database, {
+        id: event.id,
+        type: event.type,
+        received_at: now(),
+      });
+      if (!first) return { received: true, ignored: "duplicate" };
+      try {
+        await handle_event(event);
+      } catch (error) {
+        // Forget it, so Stripe's retry of this delivery is handled anew.
+        await store.forget_stripe_event(database, event.id).catch(() => {});
+        throw error instanceof ApiError ? error : unavailable(error);
+      }
+      return { received: true };
+    },
+
+    async set_override(account_id, operator_override) {
+      await store.set_operator_override(
+        database,
+        account_id,
+        operator_override,
+      );
+      if (operator_override) return;
+      const record = await store.get_billing(database, account_id);
+      if (record?.stripe_subscription_id) {
+        await call_stripe(() =>
+          refresh_subscription(record.stripe_subscription_id!, account_id)
+        );
+      }
+    },
+  };
+}

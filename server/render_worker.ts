@@ -27,15 +27,15 @@ if (
   // shaping) with a top-level await; requests arriving meanwhile wait here
   // instead of reaching a worker without a message handler (and being lost).
   const waiting: RenderRequest[] = [];
-  let handle: ((request: RenderRequest) => void) | undefined;
+  const ready: { handle?: (request: RenderRequest) => void } = {};
   self.onmessage = (event: MessageEvent<RenderRequest>) => {
-    if (handle === undefined) waiting.push(event.data);
-    else handle(event.data);
+    if (ready.handle === undefined) waiting.push(event.data);
+    else ready.handle(event.data);
   };
   const { load_invoice_fonts } = await import("./pdf/mod.ts");
   const { render_invoice_document } = await import("./einvoice/mod.ts");
   load_invoice_fonts();
-  handle = ({ id, invoice, format, test }: RenderRequest): void => {
+  const handle = ({ id, invoice, format, test }: RenderRequest): void => {
     try {
       const { bytes } = render_invoice_document(invoice as never, {
         format: format ?? "pdf",
@@ -55,4 +55,5 @@ if (
     }
   };
   for (const request of waiting.splice(0)) handle(request);
+  ready.handle = handle;
 }

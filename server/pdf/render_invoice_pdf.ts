@@ -753,7 +753,8 @@ function draw_items(layout: Layout, start_y: number): number {
       i === count - 1 ? Math.max(measure(i), totals_width) : measure(i),
     );
   }
-  const budget = width * 0.62;
+  // Unit and tax columns take their room from the description.
+  const budget = width * (0.62 + 0.08 * (count - 4));
   const sum = natural.reduce((a, b) => a + b, 0);
   const widths = sum <= budget
     ? natural

@@ -4,6 +4,7 @@
  * implements these services.
  */
 import type { Invoice } from "./invoice_types.ts";
+import type { InvoiceFormat } from "./einvoice.ts";
 import type {
   AccountWithBilling,
   BillingView,
@@ -48,10 +49,12 @@ export interface ResponseSink {
   account_id?: string;
 }
 
-/** A rendered invoice. */
+/** A rendered invoice: the PDF, or an e-invoice in the requested format. */
 export interface RenderedPdf {
   file_name: string;
   bytes: Uint8Array;
+  /** `application/pdf` (pdf, factur-x) or `application/xml; charset=utf-8`. */
+  content_type: "application/pdf" | "application/xml; charset=utf-8";
 }
 
 /** Server-side operations the procedures call. */
@@ -67,11 +70,15 @@ export interface Services {
   ): Promise<Principal>;
   /** Checks the operator's `Authorization` header. Throws an `ApiError`. */
   authenticate_admin(authorization: string | null): void;
-  /** Charges the monthly quota, renders the PDF, and releases the charge if rendering fails. */
+  /**
+   * Charges the monthly quota, renders the PDF (or `options.format`), and
+   * releases the charge if rendering fails.
+   */
   generate_invoice(
     principal: Principal,
     invoice: Invoice,
     response: ResponseSink,
+    options?: { format?: InvoiceFormat },
   ): Promise<RenderedPdf>;
   /** Renders without charging quota (the dashboard's preview). */
   preview_invoice(principal: Principal, invoice: Invoice): Promise<RenderedPdf>;

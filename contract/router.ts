@@ -30,7 +30,12 @@ import {
   SignInSchema,
   SignUpSchema,
 } from "./auth.ts";
-import type { Principal, ServiceContext, SessionControl } from "./context.ts";
+import type {
+  Principal,
+  RenderedPdf,
+  ServiceContext,
+  SessionControl,
+} from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { InvoiceRequestSchema } from "./invoice.ts";
 import { to_api_error, to_trpc_error } from "./trpc_errors.ts";
@@ -113,12 +118,26 @@ function pick_errors(codes: (keyof typeof ERROR_RESPONSES)[]) {
 /** What a tRPC caller receives for a generated invoice. */
 export const GeneratedPdfSchema = z.object({
   file_name: z.string(),
-  content_type: z.literal("application/pdf"),
+  content_type: z.enum(["application/pdf", "application/xml; charset=utf-8"]),
   byte_length: z.number().int(),
   pdf_base64: z.string().optional().describe(
-    "The PDF, base64-encoded (tRPC callers). The REST face streams the bytes instead.",
+    "The PDF (formats `pdf` and `factur-x`), base64-encoded (tRPC callers). The REST face streams the bytes instead.",
+  ),
+  xml: z.string().optional().describe(
+    "The XML (XML formats), as text (tRPC callers). The REST face streams the bytes instead.",
   ),
 }).meta({ id: "GeneratedPdf" });
+
+function document_fields(
+  document: RenderedPdf,
+  binary: boolean,
+): { pdf_base64?: string; xml?: string } {
+  if (binary) return {};
+  if (document.content_type === "application/pdf") {
+    return { pdf_base64: encode_base64(document.bytes) };
+  }
+  return { xml: new TextDecoder().decode(document.bytes) };
+}
 
 function encode_base64(bytes: Uint8Array): string {
   let binary = "";
@@ -200,9 +219,9 @@ export const app_router = t.router({
         if (ctx.binary_pdf) ctx.response.pdf = pdf.bytes;
         return {
           file_name: pdf.file_name,
-          content_type: "application/pdf" as const,
+          content_type: pdf.content_type,
           byte_length: pdf.bytes.length,
-          ...(ctx.binary_pdf ? {} : { pdf_base64: encode_base64(pdf.bytes) }),
+          ...document_fields(pdf, ctx.binary_pdf),
         };
       }),
     preview: session_procedure

@@ -230,7 +230,7 @@ export function create_app(options: AppOptions): Handler {
         body as unknown as InvoiceRequest,
       );
       const headers = ctx.response.headers;
-      headers.set("Content-Type", "application/pdf");
+      headers.set("Content-Type", result.content_type);
       headers.set("Content-Disposition", content_disposition(result.file_name));
       headers.set("Cache-Control", "no-store");
       return new Response(ctx.response.pdf as Uint8Array<ArrayBuffer>, {

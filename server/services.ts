@@ -8,6 +8,7 @@ import {
   ApiError,
   type ApiKeyView,
   type Invoice,
+  type InvoiceFormat,
   PLANS,
   type Principal,
   type RenderedPdf,
@@ -19,8 +20,17 @@ import * as store from "../db/mod.ts";
 import { type Billing, billing_view } from "./billing.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
 
-/** Renders a validated invoice to PDF bytes. */
-export type RenderPdf = (invoice: Invoice) => Promise<Uint8Array>;
+/** How to render: the format (default the PDF) and whether for a test key. */
+export interface RenderOptions {
+  format?: InvoiceFormat;
+  test?: boolean;
+}
+
+/** Renders a validated invoice to PDF (or e-invoice) bytes. */
+export type RenderPdf = (
+  invoice: Invoice,
+  options?: RenderOptions,
+) => Promise<Uint8Array>;
 
 /** What the services need. */
 export interface ServicesOptions {
@@ -89,14 +99,26 @@ export function next_month_start(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 }
 
-/** A file name safe in any header or file system, from the invoice number. */
-export function pdf_file_name(invoice_number: string): string {
+/**
+ * A file name safe in any header or file system, from the invoice number:
+ * `.pdf` for the PDF and Factur-X, `.xml` for the XML formats.
+ */
+export function pdf_file_name(
+  invoice_number: string,
+  format: InvoiceFormat = "pdf",
+): string {
   const safe = invoice_number.normalize("NFKD").replace(
     /[^A-Za-z0-9._-]+/g,
     "_",
   )
     .replace(/^[._]+|[._]+$/g, "").slice(0, 80);
-  return `invoice-${safe || "document"}.pdf`;
+  return `invoice-${safe || "document"}.${
+    is_pdf_format(format) ? "pdf" : "xml"
+  }`;
+}
+
+function is_pdf_format(format: InvoiceFormat): boolean {
+  return format === "pdf" || format === "factur-x";
 }
 
 /** An account as the API shows it. */
@@ -225,11 +247,21 @@ export function create_services(
     return account;
   }
 
-  async function render(invoice: Invoice): Promise<RenderedPdf> {
+  async function render(
+    invoice: Invoice,
+    render_options: RenderOptions = {},
+  ): Promise<RenderedPdf> {
+    const format = render_options.format ?? "pdf";
     const started = performance.now();
-    const bytes = await options.render_pdf(invoice);
+    const bytes = await options.render_pdf(invoice, render_options);
     options.on_render?.((performance.now() - started) / 1000);
-    return { file_name: pdf_file_name(invoice.invoice_number), bytes };
+    return {
+      file_name: pdf_file_name(invoice.invoice_number, format),
+      bytes,
+      content_type: is_pdf_format(format)
+        ? "application/pdf"
+        : "application/xml; charset=utf-8",
+    };
   }
 
   return {
@@ -310,7 +342,10 @@ export function create_services(
       principal: Principal,
       invoice: Invoice,
       response: ResponseSink,
+      generate_options: { format?: InvoiceFormat } = {},
     ) {
+      const format = generate_options.format ?? "pdf";
+      const render_options: RenderOptions = { format };
       return with_database(async () => {
         const at = now();
         const month = month_of(at);
@@ -318,7 +353,11 @@ export function create_services(
         const plan = PLANS[principal.account.plan];
         // Only a hash of the canonical (validated, normalised) invoice is kept,
         // so an identical retry is recognised without storing its content.
-        const request_hash = sha256_hex(JSON.stringify(invoice));
+        // The format is part of what was asked: the same invoice in another
+        // format is another invoice. PDF requests hash as they always did.
+        const request_hash = sha256_hex(
+          JSON.stringify(format === "pdf" ? invoice : [format, invoice]),
+        );
         const reservation = {
           account_id: principal.account.id,
           month,
@@ -334,7 +373,7 @@ export function create_services(
         const exhausted_key = `${principal.account.id}:${month}`;
         const early = options.render_early?.() &&
             (recently_exhausted.get(exhausted_key) ?? 0) < at.getTime()
-          ? render(invoice)
+          ? render(invoice, render_options)
           : undefined;
         early?.catch(() => {}); // awaited below, or deliberately dropped
         const reserved = await store.reserve_generation(database, {
@@ -369,7 +408,7 @@ export function create_services(
           recently_exhausted.delete(exhausted_key);
         }
         try {
-          return await (early ?? render(invoice));
+          return await (early ?? render(invoice, render_options));
         } catch (error) {
           if (reserved.status === "reserved") {
             await store.release_generation(database, reservation).catch(

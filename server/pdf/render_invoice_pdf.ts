@@ -29,12 +29,14 @@ import type {
 } from "../../contract/invoice_types.ts";
 import {
   create_document_with_fonts,
+  draw_text_line,
   font_handle,
   type FontHandle,
   INVOICE_FONT_FAMILY,
   rethrow_font_errors,
   sanitize_text,
 } from "./fonts.ts";
+import { needs_text_layout } from "./text_layout.ts";
 import { type Formats, formats_for } from "./locale_format.ts";
 import {
   fill,
@@ -45,6 +47,13 @@ import {
 } from "./locales.ts";
 import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
 import { draw_logo, type InvoiceLogo } from "./logo.ts";
+import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
+
+/** Options of {@link render_invoice_pdf}. */
+export interface RenderPdfOptions {
+  /** Make the file PDF/A-3b with this embedded file (Factur-X). */
+  pdfa3?: PdfA3Options;
+}
 
 /**
  * Version of the layout. Part of the document /ID hash, so a layout change
@@ -236,9 +245,13 @@ function present(value: string | undefined): value is string {
  * "Invoice <number>" (in the locale's words), author the sender's name.
  *
  * @param invoice A validated invoice (see `contract/invoice_types.ts`).
+ * @param options `pdfa3`: a PDF/A-3b file with an embedded file (same pages).
  * @returns The PDF file bytes.
  */
-export function render_invoice_pdf(invoice: Invoice): Uint8Array {
+export function render_invoice_pdf(
+  invoice: Invoice,
+  options: RenderPdfOptions = {},
+): Uint8Array {
   const input = invoice as unknown as RenderInvoice;
   const doc = create_document_with_fonts({
     unit: "pt",
@@ -246,7 +259,7 @@ export function render_invoice_pdf(invoice: Invoice): Uint8Array {
     compress: true,
     // Otherwise jsPDF writes all 14 standard fonts, which we never use.
     putOnlyUsedFonts: true,
-  });
+  }, { locale: input.locale, context: () => JSON.stringify(input) });
   doc.setFont(INVOICE_FONT_FAMILY, "normal");
   doc.setLineHeightFactor(LINE_HEIGHT_FACTOR);
   const layout = layout_state(doc, input);
@@ -260,6 +273,7 @@ export function render_invoice_pdf(invoice: Invoice): Uint8Array {
   });
   doc.setCreationDate(pdf_date(input.date));
   doc.setFileId(document_id(input));
+  if (options.pdfa3 !== undefined) make_pdfa3(doc, options.pdfa3);
 
   let y = draw_header(layout);
   y = draw_parties(layout, y + 26);
@@ -1202,17 +1216,30 @@ function draw_body_cell(
       `${num(table + content_width(doc))} ${rule_y} l S Q\n`;
   }
   ops += `BT /${handle.resource} ${num(size)} Tf ${INK_FILL}\n`;
+  // Lines in other scripts: shaped and drawn by the text layout afterwards.
+  const laid_out: { line: string; x: number; y: number }[] = [];
   for (const line of cell.text) {
     if (line !== "") {
       const x = right
         ? x_right - handle.font.widthOfString(line, size)
         : x_left;
-      ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +
-        `${handle.font.encode_hex(line)}> Tj\n`;
+      if (needs_text_layout(line, handle.font.prepared)) {
+        laid_out.push({ line, x, y });
+      } else {
+        ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +
+          `${handle.font.encode_hex(line)}> Tj\n`;
+      }
     }
     y += line_height;
   }
   (doc.internal as unknown as { write(ops: string): void }).write(ops + "ET");
+  if (laid_out.length > 0) {
+    doc.setFont(INVOICE_FONT_FAMILY, "normal");
+    doc.setFontSize(size);
+    for (const { line, x, y } of laid_out) {
+      draw_text_line(doc, line, { x, y, fill: INK_FILL });
+    }
+  }
 }
 
 /** Notes under the table; long notes continue on further pages. */

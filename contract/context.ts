@@ -4,6 +4,7 @@
  * implements these services.
  */
 import type { Invoice } from "./invoice_types.ts";
+import type { InvoiceFormat } from "./einvoice.ts";
 import type {
   AccountWithBilling,
   BillingView,
@@ -51,10 +52,12 @@ export interface ResponseSink {
   account_id?: string;
 }
 
-/** A rendered invoice. */
+/** A rendered invoice: the PDF, or an e-invoice in the requested format. */
 export interface RenderedPdf {
   file_name: string;
   bytes: Uint8Array;
+  /** `application/pdf` (pdf, factur-x) or `application/xml; charset=utf-8`. */
+  content_type: "application/pdf" | "application/xml; charset=utf-8";
 }
 
 /** Server-side operations the procedures call. */
@@ -70,12 +73,16 @@ export interface Services {
   ): Promise<Principal>;
   /** Checks the operator's `Authorization` header. Throws an `ApiError`. */
   authenticate_admin(authorization: string | null): void;
-  /** Charges the monthly quota, renders the PDF, and releases the charge if rendering fails. */
+  /**
+   * Charges the monthly quota, renders the PDF (or `options.format`), and
+   * releases the charge if rendering fails.
+   */
   generate_invoice(
     principal: Principal,
     invoice: Invoice,
     response: ResponseSink,
     options?: {
+      format?: InvoiceFormat;
       /** A valid `Idempotency-Key` header: one charge and one answer per key. */
       idempotency_key?: string;
     },
@@ -151,6 +158,8 @@ export interface ServiceContext {
   session_control?: SessionControl;
   /** True when the HTTP face streams the PDF bytes itself (REST `POST /generate`). */
   binary_pdf: boolean;
+  /** The request's `Accept-Language` header: picks the locale of an invoice that names none. */
+  accept_language?: string | null;
   /** Origin of this service as the client reached it, e.g. `https://invoices.example.com`. */
   origin?: string;
   /** The raw `Idempotency-Key` header, if any (checked by the procedure). */

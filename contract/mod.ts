@@ -7,6 +7,7 @@ export * from "./accounts.ts";
 export * from "./auth.ts";
 export * from "./billing.ts";
 export * from "./context.ts";
+export * from "./einvoice.ts";
 export * from "./errors.ts";
 export * from "./invoice.ts";
 export * from "./money.ts";

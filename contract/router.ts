@@ -30,9 +30,15 @@ import {
   SignInSchema,
   SignUpSchema,
 } from "./auth.ts";
-import type { Principal, ServiceContext, SessionControl } from "./context.ts";
+import type {
+  Principal,
+  RenderedPdf,
+  ServiceContext,
+  SessionControl,
+} from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { InvoiceRequestSchema } from "./invoice.ts";
+import { type Invoice, InvoiceRequestSchema } from "./invoice.ts";
+import { negotiate_locale } from "./locales.ts";
 import { to_api_error, to_trpc_error } from "./trpc_errors.ts";
 
 const t = initTRPC.context<ServiceContext>().meta<OpenApiMeta>().create({
@@ -84,6 +90,19 @@ function session_control_of(ctx: ServiceContext): SessionControl {
     throw new ApiError("not_found", "This server has no dashboard sign-in");
   }
   return ctx.session_control;
+}
+
+/**
+ * Without a `locale` in the body, the request's `Accept-Language` picks a
+ * supported one; without both the invoice keeps today's output.
+ */
+function with_negotiated_locale(
+  invoice: Invoice,
+  ctx: ServiceContext,
+): Invoice {
+  if (invoice.locale !== undefined) return invoice;
+  const locale = negotiate_locale(ctx.accept_language);
+  return locale ? { ...invoice, locale } : invoice;
 }
 
 function base_url_of(ctx: ServiceContext): string {
@@ -144,12 +163,26 @@ function idempotency_key_of(ctx: ServiceContext): string | undefined {
 /** What a tRPC caller receives for a generated invoice. */
 export const GeneratedPdfSchema = z.object({
   file_name: z.string(),
-  content_type: z.literal("application/pdf"),
+  content_type: z.enum(["application/pdf", "application/xml; charset=utf-8"]),
   byte_length: z.number().int(),
   pdf_base64: z.string().optional().describe(
-    "The PDF, base64-encoded (tRPC callers). The REST face streams the bytes instead.",
+    "The PDF (formats `pdf` and `factur-x`), base64-encoded (tRPC callers). The REST face streams the bytes instead.",
+  ),
+  xml: z.string().optional().describe(
+    "The XML (XML formats), as text (tRPC callers). The REST face streams the bytes instead.",
   ),
 }).meta({ id: "GeneratedPdf" });
+
+function document_fields(
+  document: RenderedPdf,
+  binary: boolean,
+): { pdf_base64?: string; xml?: string } {
+  if (binary) return {};
+  if (document.content_type === "application/pdf") {
+    return { pdf_base64: encode_base64(document.bytes) };
+  }
+  return { xml: new TextDecoder().decode(document.bytes) };
+}
 
 function encode_base64(bytes: Uint8Array): string {
   let binary = "";
@@ -238,23 +271,26 @@ export const app_router = t.router({
       .mutation(async ({ ctx, input }) => {
         const pdf = await ctx.services.generate_invoice(
           ctx.principal,
-          input,
+          with_negotiated_locale(input, ctx),
           ctx.response,
           { idempotency_key: idempotency_key_of(ctx) },
         );
         if (ctx.binary_pdf) ctx.response.pdf = pdf.bytes;
         return {
           file_name: pdf.file_name,
-          content_type: "application/pdf" as const,
+          content_type: pdf.content_type,
           byte_length: pdf.bytes.length,
-          ...(ctx.binary_pdf ? {} : { pdf_base64: encode_base64(pdf.bytes) }),
+          ...document_fields(pdf, ctx.binary_pdf),
         };
       }),
     preview: session_procedure
       .input(InvoiceRequestSchema)
       .output(GeneratedPdfSchema)
       .mutation(async ({ ctx, input }) => {
-        const pdf = await ctx.services.preview_invoice(ctx.principal, input);
+        const pdf = await ctx.services.preview_invoice(
+          ctx.principal,
+          with_negotiated_locale(input, ctx),
+        );
         return {
           file_name: pdf.file_name,
           content_type: "application/pdf" as const,

@@ -37,6 +37,8 @@ export interface AppOptions {
     request: Request,
     response: ResponseSink,
   ) => SessionControl;
+  /** The HTML 404 page for browsers; undefined for API clients. */
+  not_found_page?: (request: Request) => Response | undefined;
   /** Serves the dashboard's pages and files; undefined for other paths. */
   serve_dashboard?: (
     request: Request,
@@ -204,6 +206,7 @@ export function create_app(options: AppOptions): Handler {
       session_control: options.session_control?.(request, response),
       binary_pdf,
       origin: options.public_url ?? new URL(request.url).origin,
+      accept_language: request.headers.get("accept-language"),
       client_address: client_addresses.get(request),
       response,
       services: options.services,
@@ -229,7 +232,7 @@ export function create_app(options: AppOptions): Handler {
         body as unknown as InvoiceRequest,
       );
       const headers = ctx.response.headers;
-      headers.set("Content-Type", "application/pdf");
+      headers.set("Content-Type", result.content_type);
       headers.set("Content-Disposition", content_disposition(result.file_name));
       headers.set("Cache-Control", "no-store");
       return new Response(ctx.response.pdf as Uint8Array<ArrayBuffer>, {
@@ -388,7 +391,16 @@ export function create_app(options: AppOptions): Handler {
     }
     const page = await options.serve_dashboard?.(request, url);
     if (page) return page;
-    return await rest(request, url);
+    const response = await rest(request, url);
+    const api_path = path.startsWith("/admin/") || path.startsWith("/account/");
+    if (
+      !api_path && response.status === 404 &&
+      error_codes.get(response) === "not_found"
+    ) {
+      // A person who followed a bad link gets a page, not raw JSON.
+      return options.not_found_page?.(request) ?? response;
+    }
+    return response;
   }
 
   /** The origin to echo in CORS headers, when the API is open to it. */

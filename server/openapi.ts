@@ -8,6 +8,7 @@ import { z } from "zod";
 import {
   app_router,
   ErrorBodySchema,
+  IdempotencyKeySchema,
   INVOICE_LIMITS,
 } from "../contract/mod.ts";
 
@@ -20,22 +21,71 @@ const CREATED = new Set([
 
 type Json = Record<string, unknown>;
 
+type SchemeName = "ApiKey" | "AdminToken" | "Session";
+
+function security_scheme_of(path: string): SchemeName {
+  if (path.startsWith("/admin/")) return "AdminToken";
+  if (path.startsWith("/account/")) return "Session";
+  return "ApiKey";
+}
+
+/**
+ * Alias pairs (`bill_to`/`recipient`, `items`/`line_items`,
+ * `rate`/`unit_price`): the contract accepts either name, so zod can mark
+ * neither as required. The document requires the canonical name and lists the
+ * alias as a deprecated property pointing to it (`x-alias-of`), so readers and
+ * generated clients see the field as required under its canonical name.
+ */
+const ALIASES: Record<string, string> = {
+  recipient: "bill_to",
+  line_items: "items",
+  unit_price: "rate",
+};
+
+function mark_aliases(schema: Json): void {
+  const properties = schema.properties as Record<string, Json> | undefined;
+  if (!properties) return;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  for (const [alias, canonical] of Object.entries(ALIASES)) {
+    if (!properties[alias] || !properties[canonical]) continue;
+    required.add(canonical);
+    properties[alias] = {
+      ...properties[alias],
+      deprecated: true,
+      "x-alias-of": canonical,
+    };
+  }
+  schema.required = [...required];
+  for (const property of Object.values(properties)) {
+    const items = property.items as Json | undefined;
+    if (items) mark_aliases(items);
+  }
+}
+
 /** Builds the service's OpenAPI document. */
 export function build_openapi_document(): Json {
   const document = generateOpenApiDocument(app_router, {
     title: "Invoice PDF API",
     version: "1.0.0",
-    baseUrl: "http://127.0.0.1:8000",
+    // Relative: the document describes whichever server serves it, and the
+    // committed copy does not depend on where it was generated.
+    baseUrl: "/",
     description:
       "Turns invoice JSON into a PDF in milliseconds. Nothing about an invoice is stored. " +
       `Limits: request body 1 MiB, ${INVOICE_LIMITS.max_items} line items, string lengths as given per field. ` +
       "Every error answers with the `Error` schema.",
     securitySchemes: {
-      Authorization: {
+      ApiKey: {
         type: "http",
         scheme: "bearer",
         description:
-          "An API key (`ink_live_…`) for /generate; the ADMIN_TOKEN for /admin.",
+          "An API key (`ink_live_…`, or `ink_test_…` for marked, uncharged test output), for `POST /generate`.",
+      },
+      AdminToken: {
+        type: "http",
+        scheme: "bearer",
+        description:
+          "The operator's ADMIN_TOKEN, for `/admin/…` (404 when the server has none).",
       },
       Session: {
         type: "apiKey",
@@ -46,6 +96,10 @@ export function build_openapi_document(): Json {
       },
     },
   }) as unknown as Json;
+  (document.info as Json).license = {
+    name: "Proprietary: use under the service's terms",
+    identifier: "LicenseRef-Proprietary",
+  };
   const components = document.components as Json & { schemas: Json };
   for (const name of Object.keys(components.schemas)) {
     if (name.startsWith("error.")) delete components.schemas[name];
@@ -64,7 +118,8 @@ export function build_openapi_document(): Json {
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 400) response.content = error_content;
       }
-      if (path.startsWith("/account/")) operation.security = [{ Session: [] }];
+      // Each operation claims exactly the one scheme the server accepts there.
+      operation.security = [{ [security_scheme_of(path)]: [] }];
       if (CREATED.has(`${method} ${path}`) && responses["200"]) {
         responses["201"] = { ...responses["200"], description: "Created." };
         delete responses["200"];
@@ -72,6 +127,29 @@ export function build_openapi_document(): Json {
     }
   }
   const generate = paths["/generate"].post;
+  const body = generate.requestBody as Json & { content: Record<string, Json> };
+  const request_schema = body.content["application/json"].schema as Json;
+  mark_aliases(request_schema);
+  const line_item = components.schemas.LineItem as Json | undefined;
+  if (line_item) mark_aliases(line_item);
+  generate.parameters = [
+    ...((generate.parameters as Json[] | undefined) ?? []),
+    {
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description: IdempotencyKeySchema.description +
+        " Retry a request that timed out or failed with 5xx with the same key and body; " +
+        "after 409 `idempotency_in_progress`, retry after `Retry-After` seconds; " +
+        "after 422 `idempotency_key_reused`, send the new body with a new key.",
+      schema: {
+        type: "string",
+        minLength: 1,
+        maxLength: 255,
+        pattern: "^[\\x20-\\x7e]+$",
+      },
+    },
+  ];
   const responses = generate.responses as Record<string, Json>;
   const header = (description: string, type = "string") => ({
     description,
@@ -104,7 +182,8 @@ export function build_openapi_document(): Json {
         "Date (UTC) the monthly quota resets, YYYY-MM-DD.",
       ),
       "Idempotent-Replayed": header(
-        "`true` when this identical request was already charged this month.",
+        "`true` when this request was already charged: the same body this month, " +
+          "or the same `Idempotency-Key` and body within 24 hours.",
       ),
     },
     content: {
@@ -121,9 +200,15 @@ export function build_openapi_document(): Json {
       ...rate_headers,
     },
   };
+  responses["409"] = {
+    ...responses["409"],
+    headers: { "Retry-After": header("Seconds to wait.", "integer") },
+  };
   responses["503"] = {
     ...responses["503"],
     headers: { "Retry-After": header("Seconds to wait.", "integer") },
   };
+  // Only tRPC callers receive GeneratedPdf; REST clients get the PDF bytes.
+  delete components.schemas.GeneratedPdf;
   return document;
 }

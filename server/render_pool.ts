@@ -3,7 +3,7 @@
  * bounded queue (full → fast 503) and a render deadline (→ the worker is
  * replaced and the request answered 503).
  */
-import { ApiError, type Invoice } from "../contract/mod.ts";
+import { ApiError, type Invoice, type InvoiceFormat } from "../contract/mod.ts";
 import type { RenderReply, RenderRequest } from "./render_worker.ts";
 
 /** Options of a {@link RenderPool}. */
@@ -19,6 +19,8 @@ export interface RenderPoolOptions {
 interface Job {
   id: number;
   invoice: Invoice;
+  format?: InvoiceFormat;
+  test?: boolean;
   timeout_ms: number;
   resolve: (bytes: Uint8Array) => void;
   reject: (error: unknown) => void;
@@ -59,10 +61,14 @@ export class RenderPool {
     return this.#slots.filter((slot) => !slot.job).length;
   }
 
-  /** Renders one invoice; rejects with a 503 `ApiError` when full or too slow. */
+  /**
+   * Renders one invoice (in `options.format`, default the PDF); rejects
+   * with a 503 `ApiError` when full or too slow.
+   */
   render(
     invoice: Invoice,
-    options: { timeout_ms?: number } = {},
+    options: { timeout_ms?: number; format?: InvoiceFormat; test?: boolean } =
+      {},
   ): Promise<Uint8Array> {
     if (this.#closed) {
       return Promise.reject(
@@ -84,6 +90,8 @@ export class RenderPool {
     this.#queue.push({
       id: this.#next_id++,
       invoice,
+      format: options.format,
+      test: options.test,
       timeout_ms: options.timeout_ms ?? this.#options.timeout_ms,
       resolve,
       reject,
@@ -155,7 +163,12 @@ export class RenderPool {
         );
       }, job.timeout_ms);
       slot.worker.postMessage(
-        { id: job.id, invoice: job.invoice } satisfies RenderRequest,
+        {
+          id: job.id,
+          invoice: job.invoice,
+          format: job.format,
+          test: job.test,
+        } satisfies RenderRequest,
       );
     }
   }

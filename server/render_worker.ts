@@ -3,13 +3,16 @@
  * prepares the fonts once and then renders one invoice per message.
  */
 /// <reference lib="deno.worker" />
-import { load_invoice_fonts, render_invoice_pdf } from "./pdf/mod.ts";
-import type { Invoice } from "../contract/mod.ts";
+import type { Invoice, InvoiceFormat } from "../contract/mod.ts";
 
 /** A render request sent to a worker. */
 export interface RenderRequest {
   id: number;
   invoice: Invoice;
+  /** Output format; absent: the PDF. */
+  format?: InvoiceFormat;
+  /** Output of a test key (marked as test in e-invoices). */
+  test?: boolean;
 }
 
 /** A worker's answer. */
@@ -20,11 +23,24 @@ export type RenderReply =
 if (
   typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope
 ) {
-  load_invoice_fonts();
+  // The renderer's module graph starts HarfBuzz's WebAssembly (text
+  // shaping) with a top-level await; requests arriving meanwhile wait here
+  // instead of reaching a worker without a message handler (and being lost).
+  const waiting: RenderRequest[] = [];
+  const ready: { handle?: (request: RenderRequest) => void } = {};
   self.onmessage = (event: MessageEvent<RenderRequest>) => {
-    const { id, invoice } = event.data;
+    if (ready.handle === undefined) waiting.push(event.data);
+    else ready.handle(event.data);
+  };
+  const { load_invoice_fonts } = await import("./pdf/mod.ts");
+  const { render_invoice_document } = await import("./einvoice/mod.ts");
+  load_invoice_fonts();
+  const handle = ({ id, invoice, format, test }: RenderRequest): void => {
     try {
-      const bytes = render_invoice_pdf(invoice);
+      const { bytes } = render_invoice_document(invoice as never, {
+        format: format ?? "pdf",
+        test,
+      });
       self.postMessage({ id, ok: true, bytes } satisfies RenderReply, [
         bytes.buffer as ArrayBuffer,
       ]);
@@ -38,4 +54,6 @@ if (
       );
     }
   };
+  for (const request of waiting.splice(0)) handle(request);
+  ready.handle = handle;
 }

@@ -10,7 +10,7 @@ import { start_housekeeping } from "./housekeeping.ts";
 import { Metrics } from "./metrics.ts";
 import { RenderPool } from "./render_pool.ts";
 import { create_services, type RenderPdf } from "./services.ts";
-import { render_invoice_pdf } from "./pdf/mod.ts";
+import { render_invoice_document } from "./einvoice/mod.ts";
 
 /** Options of {@link start_server}. */
 export interface StartOptions {
@@ -56,8 +56,14 @@ export async function start_server(
     : undefined;
   const render_pdf: RenderPdf = options.render_pdf ??
     (pool
-      ? (invoice) => pool.render(invoice)
-      : (invoice) => Promise.resolve(render_invoice_pdf(invoice)));
+      ? (invoice, render) => pool.render(invoice, render)
+      : (invoice, render) =>
+        Promise.resolve(
+          render_invoice_document(invoice as never, {
+            format: render?.format ?? "pdf",
+            test: render?.test,
+          }).bytes,
+        ));
   const metrics = new Metrics();
   const stop_housekeeping = start_housekeeping(database, {
     interval_ms: 10 * 60 * 1000,

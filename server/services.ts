@@ -8,7 +8,7 @@ import {
   ApiError,
   type ApiKeyView,
   type Invoice,
-  type KeyMode,
+  type InvoiceFormat,
   PLANS,
   type Principal,
   type RenderedPdf,
@@ -21,8 +21,17 @@ import * as store from "../db/mod.ts";
 import { type Billing, billing_view } from "./billing.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
 
-/** Renders a validated invoice to PDF bytes. */
-export type RenderPdf = (invoice: Invoice) => Promise<Uint8Array>;
+/** How to render: the format (default the PDF) and whether for a test key. */
+export interface RenderOptions {
+  format?: InvoiceFormat;
+  test?: boolean;
+}
+
+/** Renders a validated invoice to PDF (or e-invoice) bytes. */
+export type RenderPdf = (
+  invoice: Invoice,
+  options?: RenderOptions,
+) => Promise<Uint8Array>;
 
 /** What the services need. */
 export interface ServicesOptions {
@@ -95,14 +104,26 @@ export function next_month_start(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 }
 
-/** A file name safe in any header or file system, from the invoice number. */
-export function pdf_file_name(invoice_number: string): string {
+/**
+ * A file name safe in any header or file system, from the invoice number:
+ * `.pdf` for the PDF and Factur-X, `.xml` for the XML formats.
+ */
+export function pdf_file_name(
+  invoice_number: string,
+  format: InvoiceFormat = "pdf",
+): string {
   const safe = invoice_number.normalize("NFKD").replace(
     /[^A-Za-z0-9._-]+/g,
     "_",
   )
     .replace(/^[._]+|[._]+$/g, "").slice(0, 80);
-  return `invoice-${safe || "document"}.pdf`;
+  return `invoice-${safe || "document"}.${
+    is_pdf_format(format) ? "pdf" : "xml"
+  }`;
+}
+
+function is_pdf_format(format: InvoiceFormat): boolean {
+  return format === "pdf" || format === "factur-x";
 }
 
 /** An account as the API shows it. */
@@ -236,14 +257,19 @@ export function create_services(
 
   async function render(
     invoice: Invoice,
-    mode: KeyMode = "live",
+    render_options: RenderOptions = {},
   ): Promise<RenderedPdf> {
+    const format = render_options.format ?? "pdf";
     const started = performance.now();
-    // TODO(q16): the TEST page mark, once the renderer's mark option lands.
-    void mode;
-    const bytes = await options.render_pdf(invoice);
+    const bytes = await options.render_pdf(invoice, render_options);
     options.on_render?.((performance.now() - started) / 1000);
-    return { file_name: pdf_file_name(invoice.invoice_number), bytes };
+    return {
+      file_name: pdf_file_name(invoice.invoice_number, format),
+      bytes,
+      content_type: is_pdf_format(format)
+        ? "application/pdf"
+        : "application/xml; charset=utf-8",
+    };
   }
 
   // A live key: reserve the quota (a receipt per body hash), render,
@@ -252,14 +278,20 @@ export function create_services(
     principal: Principal,
     invoice: Invoice,
     response: ResponseSink,
-    at: Date,
+    state: { at: Date; render_options: RenderOptions },
   ): Promise<RenderedPdf> {
+    const { at, render_options } = state;
+    const format = render_options.format ?? "pdf";
     const month = month_of(at);
     const day = at.toISOString().slice(0, 10);
     const plan = PLANS[principal.account.plan];
     // Only a hash of the canonical (validated, normalised) invoice is kept,
     // so an identical retry is recognised without storing its content.
-    const request_hash = sha256_hex(JSON.stringify(invoice));
+    // The format is part of what was asked: the same invoice in another
+    // format is another invoice. PDF requests hash as they always did.
+    const request_hash = sha256_hex(
+      JSON.stringify(format === "pdf" ? invoice : [format, invoice]),
+    );
     const reservation = {
       account_id: principal.account.id,
       month,
@@ -275,7 +307,7 @@ export function create_services(
     const exhausted_key = `${principal.account.id}:${month}`;
     const early = options.render_early?.() &&
         (recently_exhausted.get(exhausted_key) ?? 0) < at.getTime()
-      ? render(invoice)
+      ? render(invoice, render_options)
       : undefined;
     early?.catch(() => {}); // awaited below, or deliberately dropped
     const reserved = await store.reserve_generation(database, {
@@ -310,7 +342,7 @@ export function create_services(
       recently_exhausted.delete(exhausted_key);
     }
     try {
-      return await (early ?? render(invoice));
+      return await (early ?? render(invoice, render_options));
     } catch (error) {
       if (reserved.status === "reserved") {
         await store.release_generation(database, reservation).catch(
@@ -321,20 +353,20 @@ export function create_services(
     }
   }
 
-  // A test key: render with the test mark, never charged; counted apart.
+  // A test key: render marked as test, never charged; counted apart.
   async function generate_test(
     principal: Principal,
     invoice: Invoice,
     response: ResponseSink,
-    at: Date,
+    state: { at: Date; render_options: RenderOptions },
   ): Promise<RenderedPdf> {
-    const pdf = await render(invoice, "test");
+    const document = await render(invoice, state.render_options);
     const counts = await store.record_test_generation(database, {
       account_id: principal.account.id,
-      month: month_of(at),
+      month: month_of(state.at),
     });
-    set_quota_headers(response, principal, { at, used: counts.used });
-    return pdf;
+    set_quota_headers(response, principal, { at: state.at, used: counts.used });
+    return document;
   }
 
   function set_quota_headers(
@@ -434,16 +466,30 @@ export function create_services(
       }
     },
 
-    generate_invoice(principal, invoice, response, generate_options = {}) {
+    generate_invoice(
+      principal: Principal,
+      invoice: Invoice,
+      response: ResponseSink,
+      generate_options: {
+        format?: InvoiceFormat;
+        idempotency_key?: string;
+      } = {},
+    ) {
+      const mode = principal.key_mode ?? "live";
+      const render_options: RenderOptions = {
+        format: generate_options.format ?? "pdf",
+        ...(mode === "test" ? { test: true } : {}),
+      };
       return with_database(async () => {
         const at = now();
-        const mode = principal.key_mode ?? "live";
         const key = generate_options.idempotency_key;
-        // Hashes only: the key, and the request (mode and canonical body).
+        // Hashes only: the key, and the request (mode, format and body).
         const idempotency = key === undefined ? undefined : {
           account_id: principal.account.id,
           key_hash: sha256_hex(key),
-          request_hash: sha256_hex(`${mode}\n${JSON.stringify(invoice)}`),
+          request_hash: sha256_hex(
+            JSON.stringify([mode, render_options.format, invoice]),
+          ),
         };
         if (idempotency) {
           const claim = await store.claim_idempotency_key(database, {
@@ -474,20 +520,21 @@ export function create_services(
             });
             set_quota_headers(response, principal, { at, used });
             response.headers.set("Idempotent-Replayed", "true");
-            return await render(invoice, mode);
+            return await render(invoice, render_options);
           }
         }
         try {
-          const pdf = mode === "test"
-            ? await generate_test(principal, invoice, response, at)
-            : await generate_live(principal, invoice, response, at);
+          const state = { at, render_options };
+          const document = mode === "test"
+            ? await generate_test(principal, invoice, response, state)
+            : await generate_live(principal, invoice, response, state);
           if (idempotency) {
             // Not marking it done only makes a retry wait (409) until the
-            // claim counts as abandoned; the PDF is good either way.
+            // claim counts as abandoned; the document is good either way.
             await store.complete_idempotency_key(database, idempotency)
               .catch(() => {});
           }
-          return pdf;
+          return document;
         } catch (error) {
           if (idempotency) {
             await store.release_idempotency_key(database, idempotency)

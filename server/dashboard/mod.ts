@@ -30,7 +30,7 @@ import {
 import type { Database } from "../../db/mod.ts";
 import { AssetStore } from "./assets.ts";
 import type { SignupPolicy } from "./auth.ts";
-import { render_pages } from "./pages.ts";
+import { NOT_FOUND_KEY, render_pages } from "./pages.ts";
 import { type CookieSecure, create_sessions, is_https } from "./session.ts";
 
 export { DEFAULT_SIGNUP_POLICY, type SignupPolicy } from "./auth.ts";
@@ -56,6 +56,11 @@ export interface DashboardAppOptions {
   session_control(request: Request, response: ResponseSink): SessionControl;
   /** Answers dashboard pages and assets; undefined for other paths. */
   serve_dashboard(request: Request, url: URL): Promise<Response | undefined>;
+  /**
+   * An HTML "page not found" (404) with links for a browser's GET of an
+   * unknown address; undefined for API clients (they get the JSON error).
+   */
+  not_found_page(request: Request): Response | undefined;
 }
 
 /** The dashboard. */
@@ -143,8 +148,13 @@ export async function create_dashboard(
       const signed_in = await sessions.resolve_session(request) !== null;
       return redirect(signed_in ? HOME_SIGNED_IN : "/signin");
     }
+    // "/signup/" and the like: the page without the slash.
+    if (path.endsWith("/") && html.has(path.slice(0, -1))) {
+      require_read(request);
+      return redirect(`${path.slice(0, -1)}${url.search}`);
+    }
     const page = html.get(path);
-    if (!page) return undefined;
+    if (!page || path === NOT_FOUND_KEY) return undefined;
     require_read(request);
     const signed_in = await sessions.resolve_session(request) !== null;
     if (page.access === "signed_in" && !signed_in) {
@@ -163,11 +173,26 @@ export async function create_dashboard(
     );
   }
 
+  function not_found_page(request: Request): Response | undefined {
+    const accepts_html = (request.headers.get("accept") ?? "").includes(
+      "text/html",
+    );
+    if (!accepts_html || !["GET", "HEAD"].includes(request.method)) {
+      return undefined;
+    }
+    const page = html.get(NOT_FOUND_KEY)!;
+    return new Response(
+      request.method === "HEAD" ? null : page.body as Uint8Array<ArrayBuffer>,
+      { status: 404, headers: PAGE_HEADERS },
+    );
+  }
+
   return {
     app_options: {
       resolve_session: sessions.resolve_session,
       session_control: sessions.session_control,
       serve_dashboard,
+      not_found_page,
     },
   };
 }

@@ -66,6 +66,20 @@ export const PAGES: Record<string, PageSpec> = {
   },
 };
 
+/**
+ * The page browsers get for an unknown address (HTTP 404), under the key
+ * {@link NOT_FOUND_KEY}: never a URL path, so it is not routable itself.
+ */
+export const NOT_FOUND_PAGE: PageSpec = {
+  layout: "auth",
+  file: "not_found.html",
+  title: "Page not found",
+  access: "signed_out",
+};
+
+/** Key of the not-found page in {@link render_pages}' result. */
+export const NOT_FOUND_KEY = "404";
+
 /** A rendered page. */
 export interface Page {
   html: string;
@@ -155,7 +169,12 @@ export async function render_pages(
     plan_cards: plan_cards(settings.billing ?? false),
   };
   const pages = new Map<string, Page>();
-  for (const [path, spec] of Object.entries(PAGES)) {
+  for (
+    const [path, spec] of [
+      ...Object.entries(PAGES),
+      [NOT_FOUND_KEY, NOT_FOUND_PAGE] as const,
+    ]
+  ) {
     const content = render_template(await read(spec.file), common);
     const html = render_template(layouts[spec.layout], {
       title: spec.title,

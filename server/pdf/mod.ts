@@ -10,7 +10,11 @@
  * @module
  */
 
-export { render_invoice_pdf } from "./render_invoice_pdf.ts";
+export {
+  render_invoice_pdf,
+  type RenderPdfOptions,
+} from "./render_invoice_pdf.ts";
+export type { FacturXMetadata, PdfA3Options, PdfAttachment } from "./pdfa.ts";
 export { load_invoice_fonts } from "./fonts.ts";
 export {
   SUPPORTED_CHARACTERS_DESCRIPTION,

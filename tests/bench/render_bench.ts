@@ -9,6 +9,12 @@
  * Romanian, Hungarian, Greek, Cyrillic). The PDF size of each case is
  * printed first. Targets: 10 Unicode items ≤ 5 ms median and ≤ 30 KB;
  * 300 items ≤ 40 ms.
+ *
+ * Issue 9 rows: a 10-item invoice with every new field (de-DE locale,
+ * parties with tax ids, units, two tax rates, a discount and a charge,
+ * amount paid, references, payment details with link, EPC QR code and a
+ * 40 KB PNG logo), against the 10-item seed invoice in the same run
+ * (target ≤ 1.5×). The logo is decoded once per process (cache by hash).
  */
 
 import type { Invoice } from "../../contract/invoice_types.ts";
@@ -16,6 +22,8 @@ import {
   load_invoice_fonts,
   render_invoice_pdf,
 } from "../../server/pdf/mod.ts";
+import { german_vat_invoice } from "../fixtures/rendered_invoices.ts";
+import { noisy_png_logo } from "../helpers/images.ts";
 
 const LATIN = [
   "Consulting services, March 2024",
@@ -89,7 +97,27 @@ function invoice(count: number, unicode: boolean): Invoice {
       : "Payment within 30 days by bank transfer. Thank you for your business!",
     subtotal: total,
     total,
+    document_type: "invoice",
+    has_tax: false,
+    amount_due: total,
   };
+}
+
+/**
+ * The 10-item invoice with every field of issue 9, a 40 KB logo, two tax
+ * rates and a QR code.
+ */
+function full_featured_invoice(): Invoice {
+  const base = german_vat_invoice() as unknown as Record<string, unknown>;
+  const items = base.items as Record<string, unknown>[];
+  return {
+    ...base,
+    items: Array.from({ length: 10 }, (_, i) => ({
+      ...items[i % 2],
+      description: `${items[i % 2].description} #${i + 1}`,
+    })),
+    logo: noisy_png_logo(40_000),
+  } as unknown as Invoice;
 }
 
 // Fonts are read once per process; keep that out of the measurements.
@@ -143,7 +171,60 @@ for (const unicode of [false, true]) {
     );
   }
 }
+{
+  const seed = invoice(10, false);
+  const full = full_featured_invoice();
+  const logo_bytes = atob(
+    (full as unknown as { logo: { base64: string } }).logo.base64,
+  ).length;
+  // Interleaved rounds so both see the same machine load.
+  const seed_medians: number[] = [];
+  const full_medians: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    seed_medians.push(
+      median_ms(() => render_invoice_pdf(seed), iterations(10)),
+    );
+    full_medians.push(
+      median_ms(() => render_invoice_pdf(full), iterations(10)),
+    );
+  }
+  const seed_ms = Math.min(...seed_medians);
+  const full_ms = Math.min(...full_medians);
+  report.push(
+    `seed      10 items: median ${seed_ms.toFixed(2).padStart(7)} ms, ${
+      String(render_invoice_pdf(seed).length).padStart(6)
+    } bytes`,
+    `issue 9   10 items: median ${full_ms.toFixed(2).padStart(7)} ms, ${
+      String(render_invoice_pdf(full).length).padStart(6)
+    } bytes (every new field, ${
+      Math.round(logo_bytes / 1000)
+    } KB logo, 2 tax rates, QR): ${
+      (full_ms / seed_ms).toFixed(2)
+    }× the seed invoice (target ≤ 1.5×)`,
+  );
+}
 console.log(`render_invoice_pdf, in-process:\n  ${report.join("\n  ")}`);
+
+Deno.bench({
+  name: "seed 10 items",
+  group: "issue 9",
+  baseline: true,
+  ...iterations(10),
+  fn: () => {
+    render_invoice_pdf(invoice(10, false));
+  },
+});
+{
+  const full = full_featured_invoice();
+  Deno.bench({
+    name: "every issue 9 field, 40 KB logo, 2 tax rates, QR, 10 items",
+    group: "issue 9",
+    ...iterations(10),
+    fn: () => {
+      render_invoice_pdf(full);
+    },
+  });
+}
 
 for (const unicode of [false, true]) {
   for (const count of COUNTS) {

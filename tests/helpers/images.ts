@@ -139,7 +139,7 @@ export function noisy_png_logo(target_bytes: number): TestLogo {
   let seed = 42;
   const random = (): number => {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed & 0xff;
+    return (seed >>> 16) & 0xff;
   };
   const bytes = png_bytes(
     width,

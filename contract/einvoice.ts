@@ -1,0 +1,346 @@
+/**
+ * E-invoice formats of `POST /generate` and what each needs from the
+ * request beyond a printable invoice.
+ *
+ * The rules here are the receivers' (EN 16931 BR-*, XRechnung BR-DE-*,
+ * Peppol BIS PEPPOL-EN16931-*): a request that lacks a field a format
+ * needs is answered 400 listing every missing field with its business term,
+ * never with an e-invoice the receiver would reject.
+ *
+ * @module
+ */
+import { z } from "zod";
+/** UNTDID 5305 VAT category codes used by EN 16931. */
+type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+
+interface PartyFields {
+  name: string;
+  email: string;
+  city?: string;
+  zip?: string;
+  country?: string;
+  tax_id?: string;
+  company_id?: string;
+  phone?: string;
+  contact_name?: string;
+  electronic_address?: { scheme: string; id: string };
+}
+
+/**
+ * The fields of the normalized invoice (contract/invoice_types.ts, issue 9)
+ * that decide whether a format can be written.
+ */
+export interface FormatCheckedInvoice {
+  currency?: string;
+  has_tax: boolean;
+  sender: PartyFields;
+  bill_to: PartyFields;
+  items: { tax_category?: TaxCategory }[];
+  discounts?: { tax_category?: TaxCategory }[];
+  charges?: { tax_category?: TaxCategory }[];
+  delivery_date?: string;
+  billing_period?: { start: string; end: string };
+  buyer_reference?: string;
+  purchase_order?: string;
+  payment?: { iban?: string };
+}
+
+/** Output formats; `pdf` is today's PDF. */
+export const INVOICE_FORMATS = [
+  "pdf",
+  "factur-x",
+  "xrechnung-cii",
+  "xrechnung-ubl",
+  "ubl",
+  "cii",
+] as const;
+
+/** An output format. */
+export type InvoiceFormat = (typeof INVOICE_FORMATS)[number];
+
+/** The request field `format`. */
+export const InvoiceFormatSchema = z.enum(INVOICE_FORMATS).describe(
+  "Output format (default `pdf`): `factur-x` (PDF/A-3 with the invoice as EN 16931 CII XML inside), " +
+    "`xrechnung-cii` / `xrechnung-ubl` (XRechnung 3.0 XML), `ubl` (Peppol BIS Billing 3.0 UBL XML), " +
+    "`cii` (EN 16931 CII XML). XML formats answer `application/xml; charset=utf-8`.",
+);
+
+/**
+ * Electronic address schemes (CEF EAS code list, as the EN 16931 rule
+ * BR-CL-25 of validation artefacts 1.3.16 accepts them).
+ */
+export const EAS_CODES = [
+  "0002",
+  "0007",
+  "0009",
+  "0037",
+  "0060",
+  "0088",
+  "0096",
+  "0097",
+  "0106",
+  "0130",
+  "0135",
+  "0142",
+  "0147",
+  "0151",
+  "0154",
+  "0158",
+  "0170",
+  "0177",
+  "0183",
+  "0184",
+  "0188",
+  "0190",
+  "0191",
+  "0192",
+  "0193",
+  "0194",
+  "0195",
+  "0196",
+  "0198",
+  "0199",
+  "0200",
+  "0201",
+  "0202",
+  "0203",
+  "0204",
+  "0205",
+  "0208",
+  "0209",
+  "0210",
+  "0211",
+  "0212",
+  "0213",
+  "0215",
+  "0216",
+  "0217",
+  "0218",
+  "0219",
+  "0220",
+  "0221",
+  "0225",
+  "0230",
+  "0235",
+  "0240",
+  "0242",
+  "0244",
+  "0245",
+  "0246",
+  "0248",
+  "9910",
+  "9913",
+  "9914",
+  "9915",
+  "9918",
+  "9919",
+  "9920",
+  "9922",
+  "9923",
+  "9924",
+  "9925",
+  "9926",
+  "9927",
+  "9928",
+  "9929",
+  "9930",
+  "9931",
+  "9932",
+  "9933",
+  "9934",
+  "9935",
+  "9936",
+  "9937",
+  "9938",
+  "9939",
+  "9940",
+  "9941",
+  "9942",
+  "9943",
+  "9944",
+  "9945",
+  "9946",
+  "9947",
+  "9948",
+  "9949",
+  "9950",
+  "9951",
+  "9952",
+  "9953",
+  "9957",
+  "9959",
+  "AN",
+  "AQ",
+  "AS",
+  "AU",
+  "EM",
+] as const; // deno-fmt-ignore
+
+/** A party's electronic address (BT-34 seller, BT-49 buyer). */
+export const ElectronicAddressSchema = z.strictObject({
+  scheme: z.enum(EAS_CODES, {
+    error:
+      "must be a CEF EAS code such as 0088 (GLN), 0204 (Leitweg-ID), 9930 (German VAT id) or EM (e-mail)",
+  }).describe("CEF EAS scheme code, e.g. `0088` (GLN), `0204` (Leitweg-ID), `EM` (e-mail)."),
+  id: z.string().trim().min(1, "must not be empty").max(
+    254,
+    "must be at most 254 characters",
+  ).describe("The address within the scheme, e.g. a GLN or an e-mail address."),
+}).meta({ id: "ElectronicAddress" });
+
+/** One missing or unusable field for a format. */
+export interface FormatProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+const VAT_ID = /^[A-Z]{2}[0-9A-Za-z+*.]{2,}$/;
+
+function categories_of(invoice: FormatCheckedInvoice): Set<TaxCategory> {
+  const out = new Set<TaxCategory>();
+  for (const item of invoice.items) {
+    if (item.tax_category) out.add(item.tax_category);
+  }
+  for (const entry of [...invoice.discounts ?? [], ...invoice.charges ?? []]) {
+    if (entry.tax_category) out.add(entry.tax_category);
+  }
+  return out;
+}
+
+function blank(value: string | undefined): boolean {
+  return value === undefined || value.trim() === "";
+}
+
+let currencies: Set<string> | undefined;
+
+/**
+ * Every field `format` needs that `invoice` lacks, with path and business
+ * term; empty when the invoice can be written in that format.
+ */
+export function format_problems(
+  invoice: FormatCheckedInvoice,
+  format: InvoiceFormat,
+): FormatProblem[] {
+  if (format === "pdf") return [];
+  const problems: FormatProblem[] = [];
+  const need = (path: (string | number)[], term: string, why = ""): void => {
+    problems.push({
+      path,
+      message: `is required for ${format} (${term})${why}`,
+    });
+  };
+  const { sender, bill_to } = invoice;
+
+  if (blank(invoice.currency)) need(["currency"], "BT-5");
+  else {
+    currencies ??= new Set(Intl.supportedValuesOf("currency"));
+    if (!currencies.has(invoice.currency!)) {
+      problems.push({
+        path: ["currency"],
+        message: `must be an ISO 4217 currency code for ${format} (BT-5)`,
+      });
+    }
+  }
+  if (!invoice.has_tax) {
+    need(
+      ["tax_category"],
+      "BT-151",
+      ": every e-invoice line carries a VAT category; give `tax_category` and `tax_rate` on the invoice or on each item",
+    );
+  }
+  if (blank(sender.country)) need(["sender", "country"], "BT-40");
+  if (blank(bill_to.country)) need(["bill_to", "country"], "BT-55");
+
+  const categories = categories_of(invoice);
+  const outside_scope = categories.has("O");
+  if (outside_scope && categories.size > 1) {
+    problems.push({
+      path: ["tax_category"],
+      message:
+        `O (not subject to VAT) cannot be combined with other categories in ${format} (BR-O-11)`,
+    });
+  }
+  const taxed = [...categories].filter((c) => c !== "O");
+  if (blank(sender.tax_id)) {
+    if (taxed.length > 0) {
+      need(
+        ["sender", "tax_id"],
+        "BT-31",
+        `: lines in category ${
+          taxed.join(", ")
+        } need the seller's VAT identifier`,
+      );
+    } else if (blank(sender.company_id)) {
+      need(["sender", "tax_id"], "BT-31", ", or sender.company_id (BT-30)");
+    }
+  } else if (
+    ["AE", "K", "G"].some((c) => categories.has(c as TaxCategory)) &&
+    !VAT_ID.test(sender.tax_id!)
+  ) {
+    problems.push({
+      path: ["sender", "tax_id"],
+      message:
+        `must be a VAT identifier starting with its country code for ${format} (BT-31)`,
+    });
+  }
+  if (categories.has("AE") || categories.has("K")) {
+    if (blank(bill_to.tax_id)) {
+      need(
+        ["bill_to", "tax_id"],
+        "BT-48",
+        ": reverse charge and intra-community supply need the buyer's VAT identifier",
+      );
+    } else if (!VAT_ID.test(bill_to.tax_id!)) {
+      problems.push({
+        path: ["bill_to", "tax_id"],
+        message:
+          `must be a VAT identifier starting with its country code for ${format} (BT-48)`,
+      });
+    }
+  }
+  if (
+    categories.has("K") && invoice.delivery_date === undefined &&
+    invoice.billing_period === undefined
+  ) {
+    need(
+      ["delivery_date"],
+      "BT-72",
+      ", or billing_period (BG-14): intra-community supplies state when they were delivered",
+    );
+  }
+
+  const xrechnung = format === "xrechnung-cii" || format === "xrechnung-ubl";
+  if (xrechnung || format === "ubl") {
+    if (sender.electronic_address === undefined) {
+      need(["sender", "electronic_address"], "BT-34");
+    }
+    if (bill_to.electronic_address === undefined) {
+      need(["bill_to", "electronic_address"], "BT-49");
+    }
+  }
+  if (
+    format === "ubl" && blank(invoice.buyer_reference) &&
+    blank(invoice.purchase_order)
+  ) {
+    need(["buyer_reference"], "BT-10", ", or purchase_order (BT-13)");
+  }
+  if (xrechnung) {
+    if (blank(invoice.buyer_reference)) {
+      need(["buyer_reference"], "BT-10", ": the Leitweg-ID of public buyers");
+    }
+    if (blank(sender.contact_name)) need(["sender", "contact_name"], "BT-41");
+    if (blank(sender.phone)) need(["sender", "phone"], "BT-42");
+    if (blank(sender.city)) need(["sender", "city"], "BT-37");
+    if (blank(sender.zip)) need(["sender", "zip"], "BT-38");
+    if (blank(bill_to.city)) need(["bill_to", "city"], "BT-52");
+    if (blank(bill_to.zip)) need(["bill_to", "zip"], "BT-53");
+    if (blank(invoice.payment?.iban)) {
+      need(
+        ["payment", "iban"],
+        "BT-84",
+        ": XRechnung requires payment instructions (BG-16)",
+      );
+    }
+  }
+  return problems;
+}

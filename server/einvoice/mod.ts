@@ -1,0 +1,109 @@
+/**
+ * E-invoices from one normalized invoice: Factur-X (PDF/A-3 with CII
+ * inside), CII, XRechnung (CII and UBL) and Peppol BIS UBL, and the plain
+ * PDF. Pure like the renderer: no HTTP, no database.
+ *
+ * @example
+ * ```ts
+ * import { render_invoice_document } from "./server/einvoice/mod.ts";
+ * const { bytes, content_type } = render_invoice_document(invoice, { format: "ubl" });
+ * ```
+ *
+ * @module
+ */
+import type { Invoice } from "./invoice_sketch.ts";
+import { render_invoice_pdf } from "../pdf/mod.ts";
+import { write_cii } from "./cii.ts";
+import { write_ubl } from "./ubl.ts";
+
+export { write_cii } from "./cii.ts";
+export { write_ubl } from "./ubl.ts";
+export {
+  escape_xml_attribute,
+  escape_xml_text,
+  XmlWriter,
+} from "./xml_writer.ts";
+
+/** Output formats of `POST /generate`. */
+export type DocumentFormat =
+  | "pdf"
+  | "factur-x"
+  | "xrechnung-cii"
+  | "xrechnung-ubl"
+  | "ubl"
+  | "cii";
+
+/** Options of {@link render_invoice_document}. */
+export interface DocumentOptions {
+  format: DocumentFormat;
+  /** Output of a test key: e-invoices carry a "TEST" note (BT-22). */
+  test?: boolean;
+}
+
+/** A rendered document. */
+export interface RenderedDocument {
+  bytes: Uint8Array;
+  content_type: "application/pdf" | "application/xml; charset=utf-8";
+}
+
+/** Name of the XML inside a Factur-X PDF. */
+export const FACTUR_X_FILE_NAME = "factur-x.xml";
+
+/** The XML of an XML format (and of the XML inside Factur-X). */
+export function invoice_xml(
+  invoice: Invoice,
+  options: DocumentOptions,
+): string {
+  const test = options.test === true;
+  switch (options.format) {
+    case "factur-x":
+      return write_cii(invoice, { profile: "factur-x", test });
+    case "cii":
+      return write_cii(invoice, { profile: "en16931", test });
+    case "xrechnung-cii":
+      return write_cii(invoice, { profile: "xrechnung", test });
+    case "xrechnung-ubl":
+      return write_ubl(invoice, { profile: "xrechnung", test });
+    case "ubl":
+      return write_ubl(invoice, { profile: "peppol", test });
+    case "pdf":
+      throw new Error("the pdf format has no XML");
+  }
+}
+
+/** Renders `invoice` in `options.format`. */
+export function render_invoice_document(
+  invoice: Invoice,
+  options: DocumentOptions,
+): RenderedDocument {
+  if (options.format === "pdf") {
+    return {
+      bytes: render_invoice_pdf(invoice as never),
+      content_type: "application/pdf",
+    };
+  }
+  const xml = new TextEncoder().encode(invoice_xml(invoice, options));
+  if (options.format !== "factur-x") {
+    return { bytes: xml, content_type: "application/xml; charset=utf-8" };
+  }
+  const bytes = render_invoice_pdf(invoice as never, {
+    pdfa3: {
+      attachment: {
+        file_name: FACTUR_X_FILE_NAME,
+        bytes: xml,
+        mime_type: "text/xml",
+        description: "Factur-X / ZUGFeRD invoice (EN 16931)",
+        // The XML says everything the pages say (profile EN 16931): it is
+        // an alternative representation, as ZUGFeRD asks in Germany.
+        relationship: "Alternative",
+      },
+      factur_x: {
+        document_type: "INVOICE",
+        document_file_name: FACTUR_X_FILE_NAME,
+        version: "1.0",
+        conformance_level: "EN 16931",
+      },
+    },
+  });
+  return { bytes, content_type: "application/pdf" };
+}

@@ -1,0 +1,296 @@
+/**
+ * PDF/A-3b with one embedded XML file (Factur-X / ZUGFeRD), written into a
+ * jsPDF document through its output events, as the font code writes fonts.
+ *
+ * jsPDF has no PDF/A or attachment API. On output this adds: the XML as an
+ * embedded file (`/EmbeddedFiles` name tree, `/AF`, `/AFRelationship`), an
+ * sRGB output intent with its ICC profile, and XMP metadata (PDF/A
+ * identification, the Factur-X extension schema and its description, and
+ * title, author, producer, creator tool and creation date equal to the
+ * document information dictionary). The header says PDF 1.7, the version
+ * PDF/A-3 is based on.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { deflateSync } from "node:zlib";
+import { jsPDF } from "jspdf";
+
+/** The file to embed and how it relates to the document. */
+export interface PdfAttachment {
+  /** File name, e.g. "factur-x.xml". */
+  file_name: string;
+  /** The file's bytes. */
+  bytes: Uint8Array;
+  /** MIME type, e.g. "text/xml". */
+  mime_type: string;
+  /** Short description shown by PDF readers. */
+  description: string;
+  /** PDF 2.0 / PDF/A-3 association of the file with the document. */
+  relationship: "Data" | "Alternative" | "Source";
+}
+
+/** Factur-X XMP extension values (Factur-X 1.0, section on PDF/A-3 metadata). */
+export interface FacturXMetadata {
+  /** "INVOICE" for invoices and credit notes alike. */
+  document_type: "INVOICE";
+  /** Name of the embedded XML. */
+  document_file_name: string;
+  /** "1.0". */
+  version: string;
+  /** e.g. "EN 16931". */
+  conformance_level: string;
+}
+
+/** Options of {@link make_pdfa3}. */
+export interface PdfA3Options {
+  attachment: PdfAttachment;
+  factur_x: FacturXMetadata;
+}
+
+interface PdfInternals {
+  newObject(): number;
+  out(line: string): void;
+  putStream(options: {
+    data: string;
+    filters?: string[];
+    alreadyAppliedFilters?: string[];
+    additionalKeyValues?: { key: string; value: string | number }[];
+    objectId?: number;
+  }): void;
+  events: { subscribe(topic: string, callback: () => void): string };
+}
+
+interface PdfPrivate {
+  setPdfVersion(version: string): void;
+  getDocumentProperties(): Record<string, string>;
+}
+
+let icc_stream: string | undefined;
+
+/** The sRGB profile, deflated once per process, as a binary string. */
+function srgb_profile_stream(): string {
+  icc_stream ??= binary(
+    deflateSync(
+      Deno.readFileSync(new URL("./icc/sRGB.icc", import.meta.url)),
+    ),
+  );
+  return icc_stream;
+}
+
+function binary(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .toString("latin1");
+}
+
+function utf8_binary(text: string): string {
+  return binary(new TextEncoder().encode(text));
+}
+
+/** A PDF literal string for ASCII text (file names, descriptions). */
+function pdf_ascii(text: string): string {
+  const ascii = text.replace(/[^\x20-\x7e]/g, "_");
+  return "(" + ascii.replace(/[\\()]/g, (c) => "\\" + c) + ")";
+}
+
+function xml_text(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
+}
+
+/** "D:20261101000000+00'00'" → "2026-11-01T00:00:00+00:00". */
+export function pdf_date_to_xmp(date: string): string {
+  const m =
+    /^D:(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})([+-])(\d{2})'(\d{2})'?$/
+      .exec(date);
+  if (m === null) throw new Error(`unexpected PDF date: ${date}`);
+  return `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[7]}${m[8]}:${
+    m[9]
+  }`;
+}
+
+/**
+ * jsPDF writes a document-information string as PDFDocEncoding when it
+ * can and as UTF-16 otherwise; either way a reader sees the JavaScript
+ * string given to `setProperties`, which is what XMP must repeat.
+ */
+function xmp_packet(
+  info: { title?: string; author?: string; creator?: string },
+  { producer, created, factur_x }: {
+    producer: string;
+    created: string;
+    factur_x: FacturXMetadata;
+  },
+): string {
+  const fx_ns = "urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#";
+  const property = (name: string, description: string): string =>
+    `<rdf:li rdf:parseType="Resource"><pdfaProperty:name>${name}</pdfaProperty:name>` +
+    `<pdfaProperty:valueType>Text</pdfaProperty:valueType>` +
+    `<pdfaProperty:category>external</pdfaProperty:category>` +
+    `<pdfaProperty:description>${description}</pdfaProperty:description></rdf:li>`;
+  const parts = [
+    '<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>',
+    '<x:xmpmeta xmlns:x="adobe:ns:meta/">',
+    '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">',
+    '<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/">' +
+    "<pdfaid:part>3</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance>" +
+    "</rdf:Description>",
+    '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/">' +
+    "<dc:format>application/pdf</dc:format>" +
+    (info.title
+      ? `<dc:title><rdf:Alt><rdf:li xml:lang="x-default">${
+        xml_text(info.title)
+      }</rdf:li></rdf:Alt></dc:title>`
+      : "") +
+    (info.author
+      ? `<dc:creator><rdf:Seq><rdf:li>${
+        xml_text(info.author)
+      }</rdf:li></rdf:Seq></dc:creator>`
+      : "") +
+    "</rdf:Description>",
+    '<rdf:Description rdf:about="" xmlns:pdf="http://ns.adobe.com/pdf/1.3/">' +
+    `<pdf:Producer>${xml_text(producer)}</pdf:Producer></rdf:Description>`,
+    '<rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/">' +
+    (info.creator
+      ? `<xmp:CreatorTool>${xml_text(info.creator)}</xmp:CreatorTool>`
+      : "") +
+    `<xmp:CreateDate>${created}</xmp:CreateDate></rdf:Description>`,
+    `<rdf:Description rdf:about="" xmlns:fx="${fx_ns}">` +
+    `<fx:DocumentType>${factur_x.document_type}</fx:DocumentType>` +
+    `<fx:DocumentFileName>${
+      xml_text(factur_x.document_file_name)
+    }</fx:DocumentFileName>` +
+    `<fx:Version>${xml_text(factur_x.version)}</fx:Version>` +
+    `<fx:ConformanceLevel>${
+      xml_text(factur_x.conformance_level)
+    }</fx:ConformanceLevel></rdf:Description>`,
+    '<rdf:Description rdf:about="" xmlns:pdfaExtension="http://www.aiim.org/pdfa/ns/extension/"' +
+    ' xmlns:pdfaSchema="http://www.aiim.org/pdfa/ns/schema#"' +
+    ' xmlns:pdfaProperty="http://www.aiim.org/pdfa/ns/property#">' +
+    '<pdfaExtension:schemas><rdf:Bag><rdf:li rdf:parseType="Resource">' +
+    "<pdfaSchema:schema>Factur-X PDFA Extension Schema</pdfaSchema:schema>" +
+    `<pdfaSchema:namespaceURI>${fx_ns}</pdfaSchema:namespaceURI>` +
+    "<pdfaSchema:prefix>fx</pdfaSchema:prefix>" +
+    "<pdfaSchema:property><rdf:Seq>" +
+    property("DocumentFileName", "The name of the embedded XML document") +
+    property(
+      "DocumentType",
+      "The type of the hybrid document in capital letters, e.g. INVOICE or ORDER",
+    ) +
+    property(
+      "Version",
+      "The actual version of the standard applying to the embedded XML document",
+    ) +
+    property(
+      "ConformanceLevel",
+      "The conformance level of the embedded XML document",
+    ) +
+    "</rdf:Seq></pdfaSchema:property></rdf:li></rdf:Bag></pdfaExtension:schemas>" +
+    "</rdf:Description>",
+    "</rdf:RDF>",
+    "</x:xmpmeta>",
+    '<?xpacket end="w"?>',
+  ];
+  return parts.join("\n");
+}
+
+/**
+ * Makes `doc` a PDF/A-3b file carrying `options.attachment` when it is
+ * output. Call after `setProperties` / `setCreationDate`, before `output`.
+ */
+export function make_pdfa3(doc: jsPDF, options: PdfA3Options): void {
+  const internal = doc.internal as unknown as PdfInternals;
+  const hidden = (doc as unknown as { __private__: PdfPrivate }).__private__;
+  hidden.setPdfVersion("1.7");
+  const ids = { metadata: 0, intent: 0, filespec: 0 };
+  const { attachment } = options;
+
+  internal.events.subscribe("postPutResources", () => {
+    const created = String(doc.getCreationDate("pdf") as unknown);
+    const info = hidden.getDocumentProperties();
+
+    const icc_id = internal.newObject();
+    internal.putStream({
+      data: srgb_profile_stream(),
+      alreadyAppliedFilters: ["/FlateDecode"],
+      filters: [],
+      additionalKeyValues: [{ key: "N", value: 3 }],
+      objectId: icc_id,
+    });
+    internal.out("endobj");
+    ids.intent = internal.newObject();
+    internal.out(
+      "<</Type/OutputIntent/S/GTS_PDFA1/OutputConditionIdentifier(sRGB IEC61966-2.1)" +
+        `/Info(sRGB IEC61966-2.1)/DestOutputProfile ${icc_id} 0 R>>`,
+    );
+    internal.out("endobj");
+
+    const file_id = internal.newObject();
+    const packed = deflateSync(attachment.bytes);
+    internal.putStream({
+      data: binary(packed),
+      alreadyAppliedFilters: ["/FlateDecode"],
+      filters: [],
+      additionalKeyValues: [
+        { key: "Type", value: "/EmbeddedFile" },
+        { key: "Subtype", value: "/" + pdf_name(attachment.mime_type) },
+        {
+          key: "Params",
+          value: `<</ModDate${
+            pdf_ascii(created)
+          }/Size ${attachment.bytes.length}>>`,
+        },
+      ],
+      objectId: file_id,
+    });
+    internal.out("endobj");
+    ids.filespec = internal.newObject();
+    const name = pdf_ascii(attachment.file_name);
+    internal.out(
+      `<</Type/Filespec/F${name}/UF${name}/Desc${
+        pdf_ascii(attachment.description)
+      }` +
+        `/AFRelationship/${attachment.relationship}` +
+        `/EF<</F ${file_id} 0 R/UF ${file_id} 0 R>>>>`,
+    );
+    internal.out("endobj");
+
+    ids.metadata = internal.newObject();
+    // PDF/A: the metadata stream is not filtered, so tools can read it.
+    internal.putStream({
+      data: utf8_binary(
+        xmp_packet(info, {
+          producer: `jsPDF ${jsPDF.version}`,
+          created: pdf_date_to_xmp(created),
+          factur_x: options.factur_x,
+        }),
+      ),
+      filters: [],
+      additionalKeyValues: [
+        { key: "Type", value: "/Metadata" },
+        { key: "Subtype", value: "/XML" },
+      ],
+      objectId: ids.metadata,
+    });
+    internal.out("endobj");
+  });
+
+  internal.events.subscribe("putCatalog", () => {
+    internal.out(`/Metadata ${ids.metadata} 0 R`);
+    internal.out(`/OutputIntents[${ids.intent} 0 R]`);
+    internal.out(`/AF[${ids.filespec} 0 R]`);
+    internal.out(
+      `/Names<</EmbeddedFiles<</Names[${
+        pdf_ascii(attachment.file_name)
+      } ${ids.filespec} 0 R]>>>>`,
+    );
+  });
+}
+
+/** A MIME type as a PDF name: "text/xml" → "text#2Fxml". */
+function pdf_name(text: string): string {
+  return text.replace(
+    /[^A-Za-z0-9.+-]/g,
+    (c) => "#" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0"),
+  );
+}

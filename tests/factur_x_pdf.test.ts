@@ -1,0 +1,237 @@
+/**
+ * The Factur-X PDF: PDF/A-3b structure as qpdf, pdfinfo and pdfdetach see
+ * it, the embedded XML byte for byte, the same pages as the plain PDF, and
+ * determinism. The XML inside is checked by the validator in
+ * einvoice_validation.test.ts.
+ */
+import {
+  assert,
+  assertEquals,
+  assertGreater,
+  assertMatch,
+  assertStringIncludes,
+} from "./assert.ts";
+import { pdf_info, pdf_text, qpdf_check } from "./helpers/pdf_text.ts";
+import { german_invoice } from "./fixtures/einvoices.ts";
+import {
+  FACTUR_X_FILE_NAME,
+  invoice_xml,
+  render_invoice_document,
+} from "../server/einvoice/mod.ts";
+
+async function run(command: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(command, {
+    args,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (out.code !== 0) {
+    throw new Error(
+      `${command} failed: ${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+  return new TextDecoder().decode(out.stdout);
+}
+
+async function with_file<T>(
+  bytes: Uint8Array,
+  use: (path: string) => Promise<T>,
+): Promise<T> {
+  const path = await Deno.makeTempFile({ suffix: ".pdf" });
+  try {
+    await Deno.writeFile(path, bytes);
+    return await use(path);
+  } finally {
+    await Deno.remove(path).catch(() => {});
+  }
+}
+
+type PdfObjects = Record<
+  string,
+  { value?: unknown; stream?: { dict: Record<string, unknown> } }
+>;
+
+/** Every object of the file (qpdf's JSON, stream data left out). */
+function pdf_objects(bytes: Uint8Array): Promise<PdfObjects> {
+  return with_file(bytes, async (path) => {
+    const json = JSON.parse(
+      await run("qpdf", ["--json=2", "--json-key=qpdf", path]),
+    );
+    return json.qpdf[1] as PdfObjects;
+  });
+}
+
+function dict_of(objects: PdfObjects, ref: unknown): Record<string, unknown> {
+  const entry = objects[`obj:${ref}`];
+  const dict = entry?.value ?? entry?.stream?.dict;
+  if (typeof dict !== "object" || dict === null) {
+    throw new Error(`no object ${ref}`);
+  }
+  return dict as Record<string, unknown>;
+}
+
+const invoice = german_invoice();
+const facturx = render_invoice_document(invoice, { format: "factur-x" });
+const plain = render_invoice_document(invoice, { format: "pdf" });
+
+Deno.test("Factur-X is application/pdf, qpdf-clean, PDF 1.7", async () => {
+  assertEquals(facturx.content_type, "application/pdf");
+  const check = await qpdf_check(facturx.bytes);
+  assert(check.ok, check.stdout + check.stderr);
+  assertStringIncludes(check.stdout, "PDF Version: 1.7");
+  assertStringIncludes(check.stdout, "File is not encrypted");
+});
+
+Deno.test("pdfdetach extracts factur-x.xml byte for byte", async () => {
+  await with_file(facturx.bytes, async (path) => {
+    assertEquals(
+      (await run("pdfdetach", ["-list", path])).trim().split("\n"),
+      ["1 embedded files", `1: ${FACTUR_X_FILE_NAME}`],
+    );
+    const out = `${path}.xml`;
+    await run("pdfdetach", ["-save", "1", "-o", out, path]);
+    try {
+      const expected = new TextEncoder().encode(
+        invoice_xml(invoice, { format: "factur-x" }),
+      );
+      assertEquals(await Deno.readFile(out), expected);
+    } finally {
+      await Deno.remove(out).catch(() => {});
+    }
+  });
+});
+
+Deno.test("catalog: /AF, embedded file spec, sRGB output intent, XMP; trailer /ID", async () => {
+  const objects = await pdf_objects(facturx.bytes);
+  const trailer = objects["trailer"].value as Record<string, unknown>;
+  const id = trailer["/ID"] as string[];
+  assertEquals(id.length, 2);
+  assertMatch(id[0], /^b:[0-9a-f]{32}$/);
+  assert(trailer["/Encrypt"] === undefined);
+  const catalog = dict_of(objects, trailer["/Root"]);
+  assertEquals(catalog["/Type"], "/Catalog");
+
+  const [spec_ref] = catalog["/AF"] as string[];
+  const names = (catalog["/Names"] as Record<string, Record<string, unknown>>)[
+    "/EmbeddedFiles"
+  ]["/Names"];
+  assertEquals(names, [`u:${FACTUR_X_FILE_NAME}`, spec_ref]);
+  const spec = dict_of(objects, spec_ref);
+  assertEquals(spec["/Type"], "/Filespec");
+  assertEquals(spec["/F"], `u:${FACTUR_X_FILE_NAME}`);
+  assertEquals(spec["/UF"], `u:${FACTUR_X_FILE_NAME}`);
+  assertEquals(spec["/AFRelationship"], "/Alternative");
+  const file = dict_of(objects, (spec["/EF"] as Record<string, string>)["/F"]);
+  assertEquals(file["/Type"], "/EmbeddedFile");
+  assertEquals(file["/Subtype"], "/text/xml"); // qpdf decodes #2F
+  const params = file["/Params"] as Record<string, unknown>;
+  assertEquals(params["/ModDate"], "u:D:20261102000000+00'00'");
+
+  const [intent_ref] = catalog["/OutputIntents"] as string[];
+  const intent = dict_of(objects, intent_ref);
+  assertEquals(intent["/S"], "/GTS_PDFA1");
+  const profile = dict_of(objects, intent["/DestOutputProfile"]);
+  assertEquals(profile["/N"], 3);
+  assertEquals(profile["/Filter"], "/FlateDecode");
+
+  const metadata = dict_of(objects, catalog["/Metadata"]);
+  assertEquals(metadata["/Type"], "/Metadata");
+  assertEquals(metadata["/Subtype"], "/XML");
+  assertEquals(metadata["/Filter"], undefined); // PDF/A: readable as is
+});
+
+Deno.test("every font is embedded; no JavaScript, no transparency", async () => {
+  const objects = await pdf_objects(facturx.bytes);
+  let fonts = 0;
+  for (const entry of Object.values(objects)) {
+    const dict = (entry.value ?? entry.stream?.dict) as
+      | Record<string, unknown>
+      | undefined;
+    if (typeof dict !== "object" || dict === null) continue;
+    if (dict["/Type"] === "/FontDescriptor") {
+      fonts++;
+      assert(dict["/FontFile2"] !== undefined, "font program embedded");
+    }
+    if (dict["/Type"] === "/Font" && dict["/Subtype"] !== "/Type0") {
+      assertEquals(dict["/Subtype"], "/CIDFontType2");
+    }
+    for (
+      const key of ["/JS", "/JavaScript", "/SMask", "/CA", "/ca", "/Group"]
+    ) {
+      assertEquals(dict[key], undefined, `${key} found`);
+    }
+  }
+  assertGreater(fonts, 0);
+});
+
+Deno.test("XMP: PDF/A-3B, Factur-X extension schema, same title, author and dates as Info", async () => {
+  const info = await pdf_info(facturx.bytes);
+  const xmp = await with_file(
+    facturx.bytes,
+    (path) => run("pdfinfo", ["-meta", path]),
+  );
+  assertStringIncludes(xmp, "<pdfaid:part>3</pdfaid:part>");
+  assertStringIncludes(xmp, "<pdfaid:conformance>B</pdfaid:conformance>");
+  assertStringIncludes(xmp, "<fx:DocumentType>INVOICE</fx:DocumentType>");
+  assertStringIncludes(
+    xmp,
+    "<fx:DocumentFileName>factur-x.xml</fx:DocumentFileName>",
+  );
+  assertStringIncludes(xmp, "<fx:Version>1.0</fx:Version>");
+  assertStringIncludes(
+    xmp,
+    "<fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>",
+  );
+  assertStringIncludes(
+    xmp,
+    "<pdfaSchema:namespaceURI>urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#</pdfaSchema:namespaceURI>",
+  );
+  for (
+    const name of [
+      "DocumentFileName",
+      "DocumentType",
+      "Version",
+      "ConformanceLevel",
+    ]
+  ) {
+    assertStringIncludes(xmp, `<pdfaProperty:name>${name}</pdfaProperty:name>`);
+  }
+  const escape = (s: string) =>
+    s.replaceAll("&", "&amp;").replaceAll("<", "&lt;");
+  assertEquals(info["Title"], "Invoice RE-2026-0815");
+  assertStringIncludes(
+    xmp,
+    `<rdf:li xml:lang="x-default">${escape(info["Title"])}</rdf:li>`,
+  );
+  assertEquals(info["Author"], "Müller & Söhne GmbH");
+  assertStringIncludes(
+    xmp,
+    `<dc:creator><rdf:Seq><rdf:li>${escape(info["Author"])}</rdf:li>`,
+  );
+  assertStringIncludes(xmp, `<pdf:Producer>${info["Producer"]}</pdf:Producer>`);
+  assertStringIncludes(
+    xmp,
+    `<xmp:CreatorTool>${info["Creator"]}</xmp:CreatorTool>`,
+  );
+  assertStringIncludes(
+    xmp,
+    "<xmp:CreateDate>2026-11-02T00:00:00+00:00</xmp:CreateDate>",
+  );
+  assertStringIncludes(info["CreationDate"], "Nov  2 00:00:00 2026");
+});
+
+Deno.test("Factur-X shows exactly the plain PDF's pages, deterministically", async () => {
+  assertEquals(await pdf_text(facturx.bytes), await pdf_text(plain.bytes));
+  assertEquals(
+    await pdf_text(facturx.bytes, { mode: "layout" }),
+    await pdf_text(plain.bytes, { mode: "layout" }),
+  );
+  const again = render_invoice_document(invoice, { format: "factur-x" });
+  assertEquals(again.bytes, facturx.bytes);
+});
+
+Deno.test("Factur-X costs at most 10 KB more than the plain PDF", () => {
+  const extra = facturx.bytes.length - plain.bytes.length;
+  assertGreater(extra, 0);
+  assert(extra <= 10 * 1024, `${extra} bytes more`);
+});

@@ -53,7 +53,9 @@ Deno.test("api keys and rate limits", async (t) => {
       assert(looks_like_api_key(key));
       assert(!looks_like_api_key(key + "A"));
       assert(!looks_like_api_key(key.slice(0, -1)));
-      assert(!looks_like_api_key(`ink_test_${"A".repeat(43)}`));
+      // Test keys have their own prefix; other modes do not exist.
+      assert(looks_like_api_key(`ink_test_${"A".repeat(43)}`));
+      assert(!looks_like_api_key(`ink_demo_${"A".repeat(43)}`));
       assert(!looks_like_api_key(`ink_live_${"A".repeat(42)}+`));
       assert(!looks_like_api_key(undefined));
       const hash = await hash_api_key(key);
@@ -85,6 +87,7 @@ Deno.test("api keys and rate limits", async (t) => {
           "created_at",
           "id",
           "last_used_at",
+          "mode",
           "name",
           "prefix",
           "revoked_at",

@@ -3,9 +3,17 @@
  * charged, counted apart, a rate limit of their own, usable while the
  * subscription is inactive.
  */
-import { assert, assertEquals, assertMatch } from "./assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertStringIncludes,
+} from "./assert.ts";
+import { pdf_page_texts, qpdf_check } from "./helpers/pdf_text.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
+
+const DIAGONAL_TEST = /(^|\n)T\s*\nE\s*\nS\s*\nT\s*(\n|$)/;
 
 async function create_key(
   server: TestServer,
@@ -194,6 +202,55 @@ Deno.test("test keys: their own rate limit of 60 a minute per account, apart fro
     assertEquals(live.headers.get("ratelimit-limit"), "600");
     assertEquals(live.headers.get("ratelimit-remaining"), "599");
     await live.body?.cancel();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("test keys: every page carries the diagonal TEST mark and the footer line; live PDFs do not", async () => {
+  const server = await start_test_server();
+  try {
+    const { account_id, key } = await server.create_account({ plan: "pro" });
+    const test_key = await test_key_for(server, account_id);
+    // Long enough for several pages.
+    const invoice = {
+      ...full_invoice(),
+      items: Array.from({ length: 90 }, (_, n) => ({
+        description: `Consulting block ${n + 1}`,
+        quantity: 1,
+        rate: 10,
+        amount: 10,
+      })),
+    };
+    const test_response = await server.generate(test_key, invoice);
+    assertEquals(test_response.status, 200);
+    const test_pdf = new Uint8Array(await test_response.arrayBuffer());
+    const live_response = await server.generate(key, invoice);
+    assertEquals(live_response.status, 200);
+    const live_pdf = new Uint8Array(await live_response.arrayBuffer());
+
+    const test_pages = await pdf_page_texts(test_pdf);
+    assert(test_pages.length >= 3, `pages: ${test_pages.length}`);
+    for (const [index, text] of test_pages.entries()) {
+      assertStringIncludes(
+        text,
+        "Test invoice \u2014 not valid for accounting",
+        `page ${index + 1}`,
+      );
+      // The diagonal word: pdftotext gives rotated letters one per line.
+      assertMatch(text, DIAGONAL_TEST, `page ${index + 1}`);
+    }
+    // The same content is there: validates and renders like live.
+    const live_pages = await pdf_page_texts(live_pdf);
+    assertEquals(live_pages.length, test_pages.length);
+    for (const [index, text] of live_pages.entries()) {
+      assert(!text.includes("not valid for accounting"));
+      assert(!DIAGONAL_TEST.test(text));
+      for (const line of text.split("\n").filter((l) => l.trim() !== "")) {
+        assertStringIncludes(test_pages[index]!, line.trim());
+      }
+    }
+    assertEquals((await qpdf_check(test_pdf)).ok, true);
   } finally {
     await server.close();
   }

@@ -12,7 +12,7 @@
  * @module
  */
 import type { Invoice } from "./invoice_sketch.ts";
-import { render_invoice_pdf } from "../pdf/mod.ts";
+import { render_invoice_pdf, TEST_PAGE_MARK } from "../pdf/mod.ts";
 import { write_cii } from "./cii.ts";
 import { write_ubl } from "./ubl.ts";
 
@@ -76,9 +76,11 @@ export function render_invoice_document(
   invoice: Invoice,
   options: DocumentOptions,
 ): RenderedDocument {
+  // Test keys' PDFs carry the TEST mark on every page.
+  const page_mark = options.test === true ? TEST_PAGE_MARK : undefined;
   if (options.format === "pdf") {
     return {
-      bytes: render_invoice_pdf(invoice as never),
+      bytes: render_invoice_pdf(invoice as never, { page_mark }),
       content_type: "application/pdf",
     };
   }
@@ -87,6 +89,7 @@ export function render_invoice_document(
     return { bytes: xml, content_type: "application/xml; charset=utf-8" };
   }
   const bytes = render_invoice_pdf(invoice as never, {
+    page_mark,
     pdfa3: {
       attachment: {
         file_name: FACTUR_X_FILE_NAME,

@@ -53,7 +53,26 @@ import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
 export interface RenderPdfOptions {
   /** Make the file PDF/A-3b with this embedded file (Factur-X). */
   pdfa3?: PdfA3Options;
+  /** Mark every page (test or preview output): real, extractable text. */
+  page_mark?: PageMark;
 }
+
+/**
+ * A mark on every page, for documents that are not real invoices: a large
+ * diagonal word across the page and a footer line above the page footer.
+ */
+export interface PageMark {
+  /** Drawn diagonally across each page, e.g. "TEST". */
+  diagonal: string;
+  /** Drawn centred above the page footer, e.g. "Test invoice — not valid for accounting". */
+  footer: string;
+}
+
+/** The mark on every page of a test key's PDF. */
+export const TEST_PAGE_MARK: PageMark = {
+  diagonal: "TEST",
+  footer: "Test invoice \u2014 not valid for accounting",
+};
 
 /**
  * Version of the layout. Part of the document /ID hash, so a layout change
@@ -286,6 +305,9 @@ export function render_invoice_pdf(
     draw_notes(layout, y + 24);
   }
   draw_footers(layout);
+  if (options.page_mark !== undefined) {
+    draw_page_marks(layout, options.page_mark);
+  }
 
   const bytes = new Uint8Array(doc.output("arraybuffer"));
   rethrow_font_errors(doc);
@@ -1293,6 +1315,55 @@ function draw_footers(layout: Layout): void {
       MARGIN_X + width,
       baseline,
       { align: "right" },
+    );
+  }
+}
+
+const MARK_COLOR: Rgb = [200, 30, 30];
+const SIZE_MARK_DIAGONAL = 110;
+const SIZE_MARK_FOOTER = 9;
+
+/**
+ * The page mark on every page, drawn last. The diagonal word is outlined
+ * (stroked, not filled): no transparency, which PDF/A forbids, and the
+ * content under it stays readable.
+ */
+function draw_page_marks(layout: Layout, mark: PageMark): void {
+  const { doc } = layout;
+  const pages = doc.getNumberOfPages();
+  const page_width = doc.internal.pageSize.getWidth();
+  const page_height = doc.internal.pageSize.getHeight();
+  const diagonal = single_line(mark.diagonal);
+  const footer = single_line(mark.footer);
+  const angle = 45;
+  const radians = (angle * Math.PI) / 180;
+  for (let page = 1; page <= pages; page++) {
+    doc.setPage(page);
+    set_text_style(doc, {
+      style: "bold",
+      size: SIZE_MARK_DIAGONAL,
+      color: MARK_COLOR,
+    });
+    doc.setDrawColor(...MARK_COLOR);
+    doc.setLineWidth(1.5);
+    const width = doc.getTextWidth(diagonal);
+    // Baseline start so that the word's centre is the page's centre.
+    const half_height = SIZE_MARK_DIAGONAL * 0.35;
+    const x = page_width / 2 - (width / 2) * Math.cos(radians) -
+      half_height * Math.sin(radians);
+    const y = page_height / 2 + (width / 2) * Math.sin(radians) -
+      half_height * Math.cos(radians);
+    doc.text(diagonal, x, y, { angle, renderingMode: "stroke" });
+    set_text_style(doc, {
+      style: "bold",
+      size: SIZE_MARK_FOOTER,
+      color: MARK_COLOR,
+    });
+    doc.text(
+      footer,
+      page_width / 2,
+      page_height - FOOTER_BASELINE_FROM_BOTTOM - 14,
+      { align: "center", renderingMode: "fill" },
     );
   }
 }

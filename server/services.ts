@@ -61,7 +61,6 @@ const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 const NO_EARLY_RENDER_AFTER_EXHAUSTED_MS = 60_000;
 // Bound on that memory; past it, it is forgotten (only costs early renders).
 const EXHAUSTED_MEMORY_LIMIT = 10_000;
-const RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
 /** Free previews (dashboard "Try it") an account may render a minute. */
 export const PREVIEWS_PER_MINUTE = 30;
 /** Free previews an account may render a day (UTC). */

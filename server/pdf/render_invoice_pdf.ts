@@ -29,12 +29,14 @@ import type {
 } from "../../contract/invoice_types.ts";
 import {
   create_document_with_fonts,
+  draw_text_line,
   font_handle,
   type FontHandle,
   INVOICE_FONT_FAMILY,
   rethrow_font_errors,
   sanitize_text,
 } from "./fonts.ts";
+import { needs_text_layout } from "./text_layout.ts";
 import { type Formats, formats_for } from "./locale_format.ts";
 import {
   fill,
@@ -257,7 +259,7 @@ export function render_invoice_pdf(
     compress: true,
     // Otherwise jsPDF writes all 14 standard fonts, which we never use.
     putOnlyUsedFonts: true,
-  });
+  }, { locale: input.locale, context: () => JSON.stringify(input) });
   doc.setFont(INVOICE_FONT_FAMILY, "normal");
   doc.setLineHeightFactor(LINE_HEIGHT_FACTOR);
   const layout = layout_state(doc, input);
@@ -1185,17 +1187,30 @@ function draw_body_cell(
       `${num(table + content_width(doc))} ${rule_y} l S Q\n`;
   }
   ops += `BT /${handle.resource} ${num(size)} Tf ${INK_FILL}\n`;
+  // Lines in other scripts: shaped and drawn by the text layout afterwards.
+  const laid_out: { line: string; x: number; y: number }[] = [];
   for (const line of cell.text) {
     if (line !== "") {
       const x = right
         ? x_right - handle.font.widthOfString(line, size)
         : x_left;
-      ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +
-        `${handle.font.encode_hex(line)}> Tj\n`;
+      if (needs_text_layout(line, handle.font.prepared)) {
+        laid_out.push({ line, x, y });
+      } else {
+        ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +
+          `${handle.font.encode_hex(line)}> Tj\n`;
+      }
     }
     y += line_height;
   }
   (doc.internal as unknown as { write(ops: string): void }).write(ops + "ET");
+  if (laid_out.length > 0) {
+    doc.setFont(INVOICE_FONT_FAMILY, "normal");
+    doc.setFontSize(size);
+    for (const { line, x, y } of laid_out) {
+      draw_text_line(doc, line, { x, y, fill: INK_FILL });
+    }
+  }
 }
 
 /** Notes under the table; long notes continue on further pages. */

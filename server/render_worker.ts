@@ -37,7 +37,7 @@ if (
   load_invoice_fonts();
   const handle = ({ id, invoice, format, test }: RenderRequest): void => {
     try {
-      const { bytes } = render_invoice_document(invoice as never, {
+      const { bytes } = render_invoice_document(invoice, {
         format: format ?? "pdf",
         test,
       });

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { Invoice } from "./invoice_sketch.ts";
+import type { Invoice } from "../../contract/invoice_types.ts";
 import { render_invoice_pdf } from "../pdf/mod.ts";
 import { write_cii } from "./cii.ts";
 import { write_ubl } from "./ubl.ts";
@@ -78,7 +78,7 @@ export function render_invoice_document(
 ): RenderedDocument {
   if (options.format === "pdf") {
     return {
-      bytes: render_invoice_pdf(invoice as never),
+      bytes: render_invoice_pdf(invoice),
       content_type: "application/pdf",
     };
   }
@@ -86,7 +86,7 @@ export function render_invoice_document(
   if (options.format !== "factur-x") {
     return { bytes: xml, content_type: "application/xml; charset=utf-8" };
   }
-  const bytes = render_invoice_pdf(invoice as never, {
+  const bytes = render_invoice_pdf(invoice, {
     pdfa3: {
       attachment: {
         file_name: FACTUR_X_FILE_NAME,

@@ -232,6 +232,9 @@ export function validate_logo(data_url: string): ValidatedLogo {
     );
   }
   const is_png = bytes[0] === 0x89;
+  if (!is_png && bytes[0] !== 0xff) {
+    throw new ImageError("is not a PNG or JPEG file");
+  }
   const { width, height } = is_png ? check_png(bytes) : check_jpeg(bytes);
   return {
     mime: is_png ? "image/png" : "image/jpeg",

@@ -42,7 +42,11 @@ function values(xml: string, element: string): string[] {
 }
 
 Deno.test("e-invoice formats over HTTP", async (t) => {
-  const server = await start_test_server();
+  // Rendered in the worker pool like production; a generous deadline so a
+  // loaded machine's cold workers are not a failure.
+  const server = await start_test_server({
+    env: { RENDER_TIMEOUT_MS: "120000" },
+  });
   const { key } = await server.create_account({ plan: "team" });
   const request = corpus_request("several_rates", 1);
   try {

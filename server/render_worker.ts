@@ -11,14 +11,22 @@ export interface RenderRequest {
   invoice: Invoice;
   /** Output format; absent: the PDF. */
   format?: InvoiceFormat;
-  /** Output of a test key (marked as test in e-invoices). */
+  /** Output of a test key (marked as test). */
   test?: boolean;
+  /** A free dashboard preview (marked as preview). */
+  preview?: boolean;
 }
 
 /** A worker's answer. */
 export type RenderReply =
   | { id: number; ok: true; bytes: Uint8Array }
-  | { id: number; ok: false; message: string };
+  | {
+    id: number;
+    ok: false;
+    message: string;
+    /** `page_limit`: the document is too long (a 400, not a fault). */
+    code?: "page_limit";
+  };
 
 if (
   typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope
@@ -34,12 +42,16 @@ if (
   };
   const { load_invoice_fonts } = await import("./pdf/mod.ts");
   const { render_invoice_document } = await import("./einvoice/mod.ts");
+  const { PageLimitError } = await import("./pdf/mod.ts");
   load_invoice_fonts();
-  const handle = ({ id, invoice, format, test }: RenderRequest): void => {
+  const handle = (
+    { id, invoice, format, test, preview }: RenderRequest,
+  ): void => {
     try {
       const { bytes } = render_invoice_document(invoice as never, {
         format: format ?? "pdf",
         test,
+        preview,
       });
       self.postMessage({ id, ok: true, bytes } satisfies RenderReply, [
         bytes.buffer as ArrayBuffer,
@@ -50,6 +62,9 @@ if (
           id,
           ok: false,
           message: error instanceof Error ? error.message : String(error),
+          ...(error instanceof PageLimitError
+            ? { code: "page_limit" as const }
+            : {}),
         } satisfies RenderReply,
       );
     }

@@ -11,11 +11,20 @@
  */
 
 export {
+  type PageMark,
+  PREVIEW_MARK,
   render_invoice_pdf,
   type RenderPdfOptions,
+  TEST_MARK,
 } from "./render_invoice_pdf.ts";
 export type { FacturXMetadata, PdfA3Options, PdfAttachment } from "./pdfa.ts";
 export { load_invoice_fonts } from "./fonts.ts";
+export {
+  check_page_budget,
+  estimate_min_pages,
+  MAX_PAGES,
+  PageLimitError,
+} from "./page_budget.ts";
 export {
   SUPPORTED_CHARACTERS_DESCRIPTION,
   SUPPORTED_UNICODE_RANGES,

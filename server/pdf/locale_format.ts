@@ -106,10 +106,14 @@ function legacy_formats(currency: string | undefined): Formats {
   };
 }
 
-function intl_formats(locale: string, currency: string | undefined): Formats {
+function intl_formats(tag: string, currency: string | undefined): Formats {
+  // Arabic locales print amounts with Western digits (as ar-AE does by
+  // default), so they read as numbers everywhere, e-invoice matching
+  // included.
+  const locale = /^ar(-|$)/.test(tag) ? `${tag}-u-nu-latn` : tag;
   // The ISO 4217 minor unit, not CLDR's (which differs for a few currencies);
-  // never fewer than the invoice's two decimals at most, so a stray fraction
-  // still prints exactly instead of being rounded away.
+  // at most never fewer than the two decimals an invoice carries, so a stray
+  // fraction still prints exactly instead of being rounded away.
   const digits = {
     minimumFractionDigits: minor_units_of(currency),
     maximumFractionDigits: Math.max(2, minor_units_of(currency)),

@@ -3,8 +3,6 @@
  * prepares the fonts once and then renders one invoice per message.
  */
 /// <reference lib="deno.worker" />
-import { load_invoice_fonts } from "./pdf/mod.ts";
-import { render_invoice_document } from "./einvoice/mod.ts";
 import type { Invoice, InvoiceFormat } from "../contract/mod.ts";
 
 /** A render request sent to a worker. */
@@ -25,9 +23,19 @@ export type RenderReply =
 if (
   typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope
 ) {
-  load_invoice_fonts();
+  // The renderer's module graph starts HarfBuzz's WebAssembly (text
+  // shaping) with a top-level await; requests arriving meanwhile wait here
+  // instead of reaching a worker without a message handler (and being lost).
+  const waiting: RenderRequest[] = [];
+  const ready: { handle?: (request: RenderRequest) => void } = {};
   self.onmessage = (event: MessageEvent<RenderRequest>) => {
-    const { id, invoice, format, test } = event.data;
+    if (ready.handle === undefined) waiting.push(event.data);
+    else ready.handle(event.data);
+  };
+  const { load_invoice_fonts } = await import("./pdf/mod.ts");
+  const { render_invoice_document } = await import("./einvoice/mod.ts");
+  load_invoice_fonts();
+  const handle = ({ id, invoice, format, test }: RenderRequest): void => {
     try {
       const { bytes } = render_invoice_document(invoice as never, {
         format: format ?? "pdf",
@@ -46,4 +54,6 @@ if (
       );
     }
   };
+  for (const request of waiting.splice(0)) handle(request);
+  ready.handle = handle;
 }

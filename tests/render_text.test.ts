@@ -65,7 +65,9 @@ Deno.test("sanitize_text keeps supported text exactly", () => {
 });
 
 Deno.test("sanitize_text replaces each unsupported grapheme with one placeholder", () => {
-  assertEquals(sanitize_text("日本"), `${P}${P}`);
+  // Scripts without a font (Ethiopic, Khmer) and emoji; CJK, Arabic… have fonts.
+  assertEquals(sanitize_text("ሰላም"), `${P}${P}${P}`);
+  assertEquals(sanitize_text("日本 עברית"), "日本 עברית");
   assertEquals(sanitize_text("ok 👍🏽 done"), `ok ${P} done`);
   assertEquals(sanitize_text("👨‍👩‍👧‍👦"), P);
   assertEquals(sanitize_text("🇵🇱"), P);

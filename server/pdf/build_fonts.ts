@@ -29,6 +29,12 @@ import {
   is_ignorable_format_character,
   supported_range_code_points,
 } from "./unicode_coverage.ts";
+import { hb_subset_font } from "./hb_subset.ts";
+import {
+  SCRIPT_FONT_IDS,
+  SCRIPT_FONT_SOURCES,
+  type ScriptFontId,
+} from "./script_fonts.ts";
 
 const FONT_PACKAGE = "@expo-google-fonts/noto-sans";
 const OUT_DIR = new URL("./fonts/", import.meta.url);
@@ -112,6 +118,106 @@ function main(): void {
     require.resolve(`${FONT_PACKAGE}/LICENSE_FONT`),
   );
   Deno.writeFileSync(new URL("OFL.txt", OUT_DIR), license);
+  for (const id of SCRIPT_FONT_IDS) build_script_font(id);
+}
+
+/**
+ * Characters of a legacy double-byte character set: every two-byte
+ * sequence `lead` × `trail` decoded with the WHATWG decoder `encoding`.
+ * That is how the CJK fonts' build-time subsets are chosen: the national
+ * standard sets (GB 2312, Big5, JIS X 0208, KS X 1001) hold the characters
+ * names and addresses use in practice.
+ */
+function charset_code_points(
+  encoding: string,
+  lead: [number, number],
+  trail: [number, number],
+): number[] {
+  const decoder = new TextDecoder(encoding);
+  const out: number[] = [];
+  for (let a = lead[0]; a <= lead[1]; a++) {
+    for (let b = trail[0]; b <= trail[1]; b++) {
+      const text = decoder.decode(new Uint8Array([a, b]));
+      const cp = text.codePointAt(0)!;
+      if ([...text].length === 1 && cp > 0x7f && cp !== 0xfffd) out.push(cp);
+    }
+  }
+  return out;
+}
+
+function range(start: number, end: number): number[] {
+  return Array.from({ length: end - start + 1 }, (_, i) => start + i);
+}
+
+/** CJK punctuation, kana, full- and half-width forms: in every CJK font. */
+const CJK_COMMON = [
+  ...range(0x3000, 0x30ff),
+  ...range(0x31f0, 0x31ff),
+  ...range(0xff00, 0xffef),
+];
+
+/** The characters each script font keeps (see SCRIPT_FONT_SOURCES.coverage). */
+function script_code_points(id: ScriptFontId, font: TrueTypeFont): number[] {
+  switch (id) {
+    case "sc": // GB 2312 rows 1–87 (EUC-CN)
+      return [
+        ...charset_code_points("gbk", [0xa1, 0xf7], [0xa1, 0xfe]),
+        ...CJK_COMMON,
+      ];
+    case "tc": // Big5 levels 1 and 2 with symbols
+      return [
+        ...charset_code_points("big5", [0xa1, 0xf9], [0x40, 0xfe]),
+        ...CJK_COMMON,
+      ];
+    case "jp": // JIS X 0208 (EUC-JP rows 1–84)
+      return [
+        ...charset_code_points("euc-jp", [0xa1, 0xf4], [0xa1, 0xfe]),
+        ...CJK_COMMON,
+      ];
+    case "kr": // KS X 1001 (EUC-KR) plus every modern syllable and jamo
+      return [
+        ...charset_code_points("euc-kr", [0xa1, 0xfe], [0xa1, 0xfe]),
+        ...range(0xac00, 0xd7a3),
+        ...range(0x1100, 0x11ff),
+        ...range(0x3130, 0x318f),
+        ...CJK_COMMON,
+      ];
+    default:
+      return [...font.cmap.keys()];
+  }
+}
+
+/**
+ * Subsets one script font with HarfBuzz (layout tables kept for shaping,
+ * hinting dropped) and checks that every kept character still has a glyph.
+ */
+function build_script_font(id: ScriptFontId): void {
+  const source = SCRIPT_FONT_SOURCES[id];
+  const require = createRequire(import.meta.url);
+  const at = source.package.lastIndexOf("@");
+  const name = source.package.slice(0, at);
+  const bytes = Deno.readFileSync(
+    require.resolve(`${name}/${source.source}`),
+  );
+  const font = parse_truetype(bytes);
+  const wanted = script_code_points(id, font).filter((cp) =>
+    font.cmap.has(cp) && !is_ignorable_format_character(cp)
+  );
+  const subset = hb_subset_font(bytes, new Set(wanted));
+  const check = parse_truetype(subset);
+  for (const cp of wanted) {
+    if (!check.cmap.has(cp)) {
+      throw new Error(`${id}: U+${cp.toString(16)} lost in subset`);
+    }
+  }
+  Deno.writeFileSync(new URL(source.file, OUT_DIR), subset);
+  console.log(
+    `${source.file}: ${subset.length} bytes, ${check.num_glyphs} glyphs, ` +
+      `${check.cmap.size} characters (${source.package}/${source.source}, ` +
+      `${bytes.length} bytes, sha256 ${sha256(bytes)}), sha256 ${
+        sha256(subset)
+      }`,
+  );
 }
 
 if (import.meta.main) main();

@@ -21,15 +21,28 @@
 import { Buffer } from "node:buffer";
 import { deflateSync } from "node:zlib";
 import { jsPDF, type jsPDFOptions } from "jspdf";
-import {
-  encode_glyph_subset,
-  parse_truetype,
-  type TrueTypeFont,
-} from "./truetype.ts";
+import { encode_glyph_subset } from "./truetype.ts";
+import { hex4, prepare_font, type PreparedFont } from "./prepared_font.ts";
 import {
   is_ignorable_format_character,
   UNSUPPORTED_CHARACTER_PLACEHOLDER,
 } from "./unicode_coverage.ts";
+import {
+  han_font_order,
+  load_script_font,
+  script_font_for,
+  SCRIPT_FONT_IDS,
+  SCRIPT_FONT_SOURCES,
+  type ScriptFontId,
+} from "./script_fonts.ts";
+import {
+  layout_line,
+  measure_line,
+  needs_text_layout,
+  type TextLayoutOptions,
+} from "./text_layout.ts";
+import { type GlyphSink, line_operators } from "./glyph_drawing.ts";
+import { wrap_paragraph } from "./line_break.ts";
 
 /** jsPDF font family name under which the invoice fonts are registered. */
 export const INVOICE_FONT_FAMILY = "NotoSans";
@@ -48,24 +61,6 @@ const FONT_FILES: Record<
   bold: { file: "NotoSans-Bold.subset.ttf", postscript: "NotoSans-Bold" },
 };
 
-/** A font parsed once per process, shared read-only by all documents. */
-interface PreparedFont {
-  style: InvoiceFontStyle;
-  postscript: string;
-  ttf: TrueTypeFont;
-  /**
-   * UTF-16 code unit → glyph id (0 = not in the font). jsPDF reads it as
-   * `codeMap[code]`; a typed array is much faster than an object here.
-   */
-  code_map: Uint16Array;
-  /** Advance widths in 1/1000 em, by glyph id. */
-  widths: Float64Array;
-  /** Each glyph id as four hex digits, for encoding text. */
-  gid_hex: string[];
-  /** PDF FontDescriptor entries (bbox, ascent…), preformatted. */
-  descriptor: string;
-}
-
 /** Both invoice fonts, ready to register with documents. */
 export interface InvoiceFonts {
   normal: PreparedFont;
@@ -83,55 +78,18 @@ let loaded: InvoiceFonts | undefined;
  */
 export function load_invoice_fonts(): InvoiceFonts {
   if (loaded === undefined) {
-    loaded = { normal: prepare_font("normal"), bold: prepare_font("bold") };
+    loaded = {
+      normal: prepare_latin_font("normal"),
+      bold: prepare_latin_font("bold"),
+    };
   }
   return loaded;
 }
 
-function prepare_font(style: InvoiceFontStyle): PreparedFont {
+function prepare_latin_font(style: InvoiceFontStyle): PreparedFont {
   const { file, postscript } = FONT_FILES[style];
   const url = new URL(`./fonts/${file}`, import.meta.url);
-  const ttf = parse_truetype(Deno.readFileSync(url));
-  const code_map = new Uint16Array(0x10000);
-  for (const [cp, gid] of ttf.cmap) if (cp < 0x10000) code_map[cp] = gid;
-  const scale = 1000 / ttf.units_per_em;
-  const widths = new Float64Array(ttf.num_glyphs);
-  for (let g = 0; g < ttf.num_glyphs; g++) {
-    widths[g] = ttf.advances[g] * scale;
-  }
-
-  const head = table_view(ttf, "head");
-  const os2 = table_view(ttf, "OS/2");
-  const post = table_view(ttf, "post");
-  const v2 = os2.getUint16(0) >= 2;
-  const bbox = [36, 38, 40, 42].map((at) =>
-    Math.round(head.getInt16(at) * scale)
-  );
-  const ascent = Math.round(os2.getInt16(68) * scale); // sTypoAscender
-  const descent = Math.round(os2.getInt16(70) * scale); // sTypoDescender
-  const cap_height = v2 ? Math.round(os2.getInt16(88) * scale) : ascent;
-  const x_height = v2 ? Math.round(os2.getInt16(86) * scale) : 0;
-  const italic_angle = post.getInt32(4) / 65536;
-  // TrueType fonts do not store StemV; this is the usual estimate from the
-  // weight class. Viewers use it only when they substitute the font.
-  const weight = os2.getUint16(4);
-  const stem_v = Math.round(10 + 220 * ((weight - 50) / 900) ** 2);
-  const descriptor = `/Flags 32/FontBBox [${bbox.join(" ")}]` +
-    `/ItalicAngle ${italic_angle}/Ascent ${ascent}/Descent ${descent}` +
-    `/CapHeight ${cap_height}/XHeight ${x_height}/StemV ${stem_v}`;
-  const gid_hex = Array.from({ length: ttf.num_glyphs }, (_, g) => hex4(g));
-  return { style, postscript, ttf, code_map, widths, gid_hex, descriptor };
-}
-
-function table_view(ttf: TrueTypeFont, tag: string): DataView {
-  const t = ttf.tables.get(tag);
-  if (t === undefined) throw new Error(`invoice font lacks '${tag}'`);
-  return new DataView(t.buffer, t.byteOffset, t.byteLength);
-}
-
-/** Four upper-case hex digits, as PDF hex strings and CMaps spell ids. */
-function hex4(value: number): string {
-  return value.toString(16).toUpperCase().padStart(4, "0");
+  return prepare_font(Deno.readFileSync(url), { style, postscript });
 }
 
 /**
@@ -150,12 +108,69 @@ export class DocumentFont {
   readonly Unicode = { encoding: {}, kerning: {}, widths: [] as unknown[] };
   /** jsPDF appends every glyph id it encodes (unused by us). */
   readonly glyIdsUsed: number[] = [0];
-  /** Glyph id → UTF-16 code unit it was used for (the ToUnicode map). */
-  readonly toUnicode: Record<number, number> = {};
+  /**
+   * Glyph id → the UTF-16 code unit (Latin text) or the text (shaped
+   * clusters, e.g. a lam-alef ligature) it was used for: the ToUnicode map.
+   */
+  readonly toUnicode: Record<number, number | string> = {};
+  /**
+   * Script fonts only: the document's CIDs. Shaped glyphs are shared
+   * between characters (Noto Sans Arabic draws the dotless base of ب ت ث ن
+   * ي once and adds the dots as marks), so one glyph can stand for
+   * different text. Each distinct (glyph, text) pair gets a CID of its own;
+   * `/CIDToGIDMap` maps CIDs to the font's glyph ids, which stay as the
+   * shaper gave them, and ToUnicode maps each CID to its exact text.
+   */
+  readonly cids: Map<string, number> = new Map();
+  /** CID → glyph id (index 0: .notdef). */
+  readonly cid_gids: number[] = [0];
+  /** CID → text it stands for ("" for marks of a cluster already told). */
+  readonly cid_texts: string[] = [""];
 
-  constructor(prepared: PreparedFont) {
+  /** The CID showing glyph `gid` for `text` (script fonts). */
+  cid_for(gid: number, text: string): number {
+    const key = `${gid}\u0000${text}`;
+    let cid = this.cids.get(key);
+    if (cid === undefined) {
+      cid = this.cid_gids.length;
+      this.cids.set(key, cid);
+      this.cid_gids.push(gid);
+      this.cid_texts.push(text);
+    }
+    return cid;
+  }
+  /** Settings of the document's text layout (shared by its fonts). */
+  readonly text_settings: DocumentTextSettings;
+
+  constructor(prepared: PreparedFont, settings: DocumentTextSettings = {}) {
     this.prepared = prepared;
     this.cmap = { unicode: { codeMap: prepared.code_map } };
+    this.text_settings = settings;
+  }
+
+  #han_hint: string | undefined | null = null;
+
+  /** "ja" or "ko" when the document's text has kana or hangul. */
+  han_hint(): string | undefined {
+    if (this.#han_hint === null) {
+      const text = this.text_settings.context?.() ?? "";
+      this.#han_hint = /[\u3040-\u30ff\u31f0-\u31ff]/.test(text)
+        ? "ja"
+        : /[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]/.test(text)
+        ? "ko"
+        : undefined;
+    }
+    return this.#han_hint;
+  }
+
+  /** Layout options for text in this (Latin) font. */
+  layout_options(): TextLayoutOptions {
+    return {
+      latin: this.prepared,
+      bold: this.prepared.style === "bold",
+      locale: this.text_settings.locale ?? this.han_hint(),
+      direction: this.text_settings.direction,
+    };
   }
 
   characterToGlyph(code: number): number {
@@ -171,7 +186,13 @@ export class DocumentFont {
     const { code_map, widths } = this.prepared;
     let width = 0;
     for (let i = 0; i < text.length; i++) {
-      width += widths[code_map[text.charCodeAt(i)]];
+      const gid = code_map[text.charCodeAt(i)];
+      if (gid === 0) {
+        // Not Latin-font text: shaped and measured by the text layout.
+        width = measure_line(text, this.layout_options());
+        break;
+      }
+      width += widths[gid];
     }
     if (char_space) width += text.length * char_space * (1000 / size);
     return (width * size) / 1000;
@@ -224,6 +245,13 @@ export function wrap_text(
   for (const paragraph of paragraphs) {
     if (font.widthOfString(paragraph, size) <= max_width) {
       out.push(paragraph);
+      continue;
+    }
+    if (needs_text_layout(paragraph, font.prepared)) {
+      out.push(...wrap_paragraph(paragraph, {
+        measure: (t) => font.widthOfString(t, size),
+        max_width,
+      }));
       continue;
     }
     let line: string | null = null;
@@ -285,6 +313,26 @@ const STYLE_BY_POSTSCRIPT = new Map<string, InvoiceFontStyle>(
     s,
   ]),
 );
+
+const SCRIPT_BY_POSTSCRIPT = new Map<string, ScriptFontId>(
+  SCRIPT_FONT_IDS.map((id) => [SCRIPT_FONT_SOURCES[id].postscript, id]),
+);
+
+/** Per-document text layout settings (locale, paragraph direction). */
+export interface DocumentTextSettings {
+  /** Invoice locale (BCP 47): regional Han glyphs. */
+  locale?: string;
+  /** Paragraph direction of the layout; by default per line. */
+  direction?: "ltr" | "rtl";
+  /**
+   * All of the document's text, asked for only when Han characters need a
+   * font and there is no locale: kana anywhere makes them Japanese, hangul
+   * Korean.
+   */
+  context?: () => string;
+}
+
+const document_text_settings = new WeakMap<jsPDF, DocumentTextSettings>();
 
 /** Errors raised inside jsPDF event handlers, which jsPDF itself only logs. */
 const handler_errors = new WeakMap<object, unknown>();
@@ -362,8 +410,14 @@ function install_plugin(): void {
     "addFont",
     function (this: jsPDF, data: { font: JsPdfFont }): void {
       const style = STYLE_BY_POSTSCRIPT.get(data.font.postScriptName);
-      if (style === undefined) return;
-      data.font.metadata = new DocumentFont(load_invoice_fonts()[style]);
+      const script = SCRIPT_BY_POSTSCRIPT.get(data.font.postScriptName);
+      if (style === undefined && script === undefined) return;
+      data.font.metadata = new DocumentFont(
+        style !== undefined
+          ? load_invoice_fonts()[style]
+          : load_script_font(script!).prepared,
+        document_text_settings.get(this),
+      );
       // jsPDF's TrueType loader skips "standard" fonts; without this it would
       // look for a font file in its virtual file system. The flag is read
       // nowhere else.
@@ -390,10 +444,14 @@ function install_plugin(): void {
  * Documents must be created here: jsPDF binds plugin event handlers when a
  * document is constructed, so ours have to be installed first.
  */
-export function create_document_with_fonts(options: jsPDFOptions): jsPDF {
+export function create_document_with_fonts(
+  options: jsPDFOptions,
+  text_settings: DocumentTextSettings = {},
+): jsPDF {
   load_invoice_fonts();
   install_plugin();
   const doc = new jsPDF(options);
+  document_text_settings.set(doc, text_settings);
   for (const style of Object.keys(FONT_FILES) as InvoiceFontStyle[]) {
     const { postscript } = FONT_FILES[style];
     doc.addFont(postscript, INVOICE_FONT_FAMILY, style, "Identity-H");
@@ -459,12 +517,168 @@ function install_fast_paths(doc: jsPDF): void {
       max_width: max_width * internal.scaleFactor,
     });
   };
+  // Text jsPDF cannot draw (other scripts: shaping, bidi, script fonts)
+  // goes through our text layout; Latin-font text takes jsPDF's path as
+  // before.
+  const original_text = doc.text.bind(doc);
+  original_text_methods.set(doc, original_text);
+  doc.text = ((
+    text: string | string[],
+    x: number,
+    y: number,
+    options?: { align?: string },
+    transform?: unknown,
+  ): jsPDF => {
+    const font = current();
+    const lines = Array.isArray(text) ? text : text.split("\n");
+    if (
+      font === undefined || transform !== undefined ||
+      !lines.some((l) => needs_text_layout(l, font.prepared))
+    ) {
+      return original_text(text, x, y, options as never, transform as never);
+    }
+    const size = internal.getFontSize();
+    const k = internal.scaleFactor;
+    const line_height = (size * doc.getLineHeightFactor()) / k;
+    const align = options?.align ?? "left";
+    const fill = hex_to_fill(doc.getTextColor());
+    let baseline = y;
+    for (const line of lines) {
+      if (line !== "") {
+        const width = font.widthOfString(line, size) / k;
+        const left = align === "right"
+          ? x - width
+          : align === "center"
+          ? x - width / 2
+          : x;
+        draw_text_line(doc, line, { x: left * k, y: baseline * k, fill });
+      }
+      baseline += line_height;
+    }
+    return doc;
+  }) as typeof doc.text;
   // Drop the Arabic pre-processing of text output for the same reason.
   const arabic = (jsPDF.API as unknown as JsPdfPlugin).processArabic;
   const subscribers = internal.events.getTopics()["preProcessText"] ?? {};
   for (const [token, [callback]] of Object.entries(subscribers)) {
     if (callback === arabic) internal.events.unsubscribe(token);
   }
+}
+
+function hex_to_fill(color: string): string {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
+  if (m === null) return "0 g";
+  const part = (h: string): string => {
+    const v = Math.round((parseInt(h, 16) / 255) * 1000) / 1000;
+    return v === 0 ? "0" : String(v);
+  };
+  return `${part(m[1])} ${part(m[2])} ${part(m[3])} rg`;
+}
+
+/** Options of {@link draw_text_line}. */
+export interface DrawTextLineOptions {
+  /** Left end and baseline, in points from the page's top-left corner. */
+  x: number;
+  y: number;
+  /** Fill colour operator, e.g. `"0.1 0.12 0.21 rg"`. */
+  fill: string;
+}
+
+/**
+ * Draws one line that needs the text layout (see `needs_text_layout`) in
+ * the current font style and size: shaped, bidi-ordered glyph runs in the
+ * script fonts it needs (registered with `doc` on first use), wrapped in
+ * ActualText so extraction returns `line` as written.
+ */
+export function draw_text_line(
+  doc: jsPDF,
+  line: string,
+  { x, y, fill }: DrawTextLineOptions,
+): void {
+  const internal = doc.internal as unknown as JsPdfInternals & {
+    write(ops: string): void;
+    pageSize: { getHeight(): number };
+  };
+  const font = internal.getFont().metadata;
+  if (!(font instanceof DocumentFont)) {
+    throw new Error("draw_text_line needs an invoice font");
+  }
+  const size = internal.getFontSize();
+  const layout = layout_line(line, font.layout_options());
+  const page_height = internal.pageSize.getHeight() * internal.scaleFactor;
+  internal.write(line_operators(layout, {
+    x,
+    y: page_height - y,
+    size,
+    fill,
+    text: line,
+    sink: document_glyph_sink(doc),
+  }));
+}
+
+const glyph_sinks = new WeakMap<jsPDF, GlyphSink>();
+
+/**
+ * The document's font resources for drawn glyph runs. Script fonts are
+ * registered with the document the first time one of its lines needs them,
+ * so a PDF embeds only the scripts it uses.
+ */
+function document_glyph_sink(doc: jsPDF): GlyphSink {
+  let sink = glyph_sinks.get(doc);
+  if (sink !== undefined) return sink;
+  const internal = doc.internal as unknown as JsPdfInternals;
+  const by_font = new Map<
+    PreparedFont,
+    { resource: string; record(gid: number, text: string): number }
+  >();
+  sink = {
+    font_resource(prepared) {
+      let entry = by_font.get(prepared);
+      if (entry !== undefined) return entry;
+      const script = SCRIPT_BY_POSTSCRIPT.get(prepared.postscript);
+      const family = script === undefined
+        ? INVOICE_FONT_FAMILY
+        : prepared.postscript;
+      const style = script === undefined ? prepared.style : "normal";
+      const previous = internal.getFont();
+      if (script !== undefined) {
+        doc.addFont(prepared.postscript, family, "normal", "Identity-H");
+      }
+      // jsPDF writes only fonts that its own text() has used: an empty
+      // string marks the font used without drawing anything.
+      doc.setFont(family, style);
+      const jsfont = internal.getFont(family, style);
+      mark_font_used(doc);
+      doc.setFont(
+        previous.fontName,
+        (previous as { fontStyle?: string })
+          .fontStyle ?? "normal",
+      );
+      const metadata = jsfont.metadata as DocumentFont;
+      entry = {
+        resource: jsfont.id,
+        record(gid: number, text: string): number {
+          if (script !== undefined) return metadata.cid_for(gid, text);
+          // Latin font: one glyph per character, CID = glyph id.
+          if (text.length === 1) metadata.toUnicode[gid] = text.charCodeAt(0);
+          else if (text !== "") metadata.toUnicode[gid] ??= text;
+          return gid;
+        },
+      };
+      by_font.set(prepared, entry);
+      return entry;
+    },
+  };
+  glyph_sinks.set(doc, sink);
+  return sink;
+}
+
+const original_text_methods = new WeakMap<jsPDF, jsPDF["text"]>();
+
+function mark_font_used(doc: jsPDF): void {
+  const text = original_text_methods.get(doc) ?? doc.text.bind(doc);
+  // An array: jsPDF returns early for "" before noting the font as used.
+  text([""], 0, 0);
 }
 
 /** Throws an error that a font handler met while jsPDF was writing `doc`. */
@@ -481,10 +695,23 @@ function put_document_font(args: PutFontArgs, font: DocumentFont): void {
   const { out, newObject, putStream } = args;
   const prepared = font.prepared;
   // Sorted distinct glyph ids, each with the character it stands for.
+  if (font.cid_gids.length > 1) {
+    put_script_document_font(args, font);
+    return;
+  }
   const glyphs = Object.keys(font.toUnicode).map(Number).filter((g) => g > 0)
     .sort((a, b) => a - b);
   const cmap = new Map<number, number>();
-  for (const gid of glyphs) cmap.set(font.toUnicode[gid], gid);
+  for (const gid of glyphs) {
+    const value = font.toUnicode[gid];
+    const cp = typeof value === "string" ? value.codePointAt(0) : value;
+    // Only one-character entries: the font program's own cmap is not used
+    // for text extraction (ToUnicode and ActualText are).
+    if (
+      cp !== undefined && cp <= 0xffff &&
+      (typeof value === "number" || value.length === 1)
+    ) cmap.set(cp, gid);
+  }
   const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
   // Subset fonts are named with a tag derived from their glyph set (PDF
   // 32000-1 9.6.4); deterministic, so identical documents stay identical.
@@ -524,6 +751,91 @@ function put_document_font(args: PutFontArgs, font: DocumentFont): void {
       `/CIDSystemInfo<</Registry(Adobe)/Ordering(Identity)/Supplement 0>>` +
       `/FontDescriptor ${descriptor_id} 0 R/CIDToGIDMap/Identity` +
       `/W ${width_array(glyphs, prepared.widths)}>>`,
+  );
+  out("endobj");
+
+  args.font.objectNumber = newObject();
+  out(
+    `<</Type/Font/Subtype/Type0/BaseFont/${name}/Encoding/Identity-H` +
+      `/DescendantFonts[${cid_font_id} 0 R]/ToUnicode ${cmap_id} 0 R>>`,
+  );
+  out("endobj");
+  args.font.isAlreadyPutted = true;
+}
+
+/**
+ * Writes a script font: like {@link put_document_font}, but text is shown
+ * in document-allocated CIDs (see `DocumentFont.cids`) with a
+ * `/CIDToGIDMap` stream.
+ */
+function put_script_document_font(
+  args: PutFontArgs,
+  font: DocumentFont,
+): void {
+  const { out, newObject, putStream } = args;
+  const prepared = font.prepared;
+  const glyphs = [...new Set(font.cid_gids)].filter((g) => g > 0)
+    .sort((a, b) => a - b);
+  const cmap = new Map<number, number>();
+  font.cid_texts.forEach((text, cid) => {
+    const cp = text.codePointAt(0);
+    if (cp !== undefined && cp <= 0xffff && text.length === 1) {
+      cmap.set(cp, font.cid_gids[cid]);
+    }
+  });
+  const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
+  const name = `${subset_tag(prepared.style, glyphs)}+${prepared.postscript}`;
+
+  const file_id = newObject();
+  putStream({
+    data: bytes_to_binary_string(deflateSync(program, { level: 1 })),
+    filters: [],
+    alreadyAppliedFilters: ["/FlateDecode"],
+    additionalKeyValues: [{ key: "Length1", value: program.length }],
+    objectId: file_id,
+  });
+  out("endobj");
+
+  const cids = font.cid_gids.map((_, cid) => cid).slice(1);
+  const texts: Record<number, string> = {};
+  for (const cid of cids) {
+    if (font.cid_texts[cid] !== "") texts[cid] = font.cid_texts[cid];
+  }
+  const cmap_id = newObject();
+  putStream({ data: to_unicode_cmap(cids, texts), objectId: cmap_id });
+  out("endobj");
+
+  const map = new Uint8Array(font.cid_gids.length * 2);
+  font.cid_gids.forEach((gid, cid) => {
+    map[cid * 2] = gid >> 8;
+    map[cid * 2 + 1] = gid & 0xff;
+  });
+  const map_id = newObject();
+  putStream({
+    data: bytes_to_binary_string(deflateSync(map, { level: 1 })),
+    filters: [],
+    alreadyAppliedFilters: ["/FlateDecode"],
+    objectId: map_id,
+  });
+  out("endobj");
+
+  const descriptor_id = newObject();
+  out(
+    `<</Type/FontDescriptor/FontName/${name}${prepared.descriptor}` +
+      `/FontFile2 ${file_id} 0 R>>`,
+  );
+  out("endobj");
+
+  const cid_widths = Float64Array.from(
+    font.cid_gids,
+    (gid) => prepared.widths[gid],
+  );
+  const cid_font_id = newObject();
+  out(
+    `<</Type/Font/Subtype/CIDFontType2/BaseFont/${name}` +
+      `/CIDSystemInfo<</Registry(Adobe)/Ordering(Identity)/Supplement 0>>` +
+      `/FontDescriptor ${descriptor_id} 0 R/CIDToGIDMap ${map_id} 0 R` +
+      `/W ${width_array(cids, cid_widths)}>>`,
   );
   out("endobj");
 
@@ -576,7 +888,7 @@ function width_array(
 /** ToUnicode CMap mapping each used glyph id (= CID) to its character. */
 function to_unicode_cmap(
   glyphs: readonly number[],
-  to_unicode: Record<number, number>,
+  to_unicode: Record<number, number | string>,
 ): string {
   const lines = [
     "/CIDInit /ProcSet findresource begin",
@@ -590,11 +902,14 @@ function to_unicode_cmap(
     "endcodespacerange",
   ];
   // At most 100 entries per bfchar block (Adobe CMap specification).
-  for (let i = 0; i < glyphs.length; i += 100) {
-    const block = glyphs.slice(i, i + 100);
+  const mapped = glyphs.filter((g) => to_unicode[g] !== undefined);
+  for (let i = 0; i < mapped.length; i += 100) {
+    const block = mapped.slice(i, i + 100);
     lines.push(`${block.length} beginbfchar`);
     for (const g of block) {
-      lines.push(`<${hex4(g)}> <${hex4(to_unicode[g])}>`);
+      const value = to_unicode[g];
+      const target = typeof value === "number" ? hex4(value) : utf16_hex(value);
+      lines.push(`<${hex4(g)}> <${target}>`);
     }
     lines.push("endbfchar");
   }
@@ -605,6 +920,12 @@ function to_unicode_cmap(
     "end",
   );
   return lines.join("\n");
+}
+
+function utf16_hex(text: string): string {
+  let hex = "";
+  for (let i = 0; i < text.length; i++) hex += hex4(text.charCodeAt(i));
+  return hex;
 }
 
 function binary_string_to_bytes(data: string): Uint8Array {
@@ -650,9 +971,11 @@ export function sanitize_text(text: string): string {
   grapheme_segmenter ??= new Intl.Segmenter("en", { granularity: "grapheme" });
   let out = "";
   const unified = nfc.replace(/\r\n?/g, "\n");
+  const han = han_font_order();
   for (const { segment } of grapheme_segmenter.segment(unified)) {
     let kept = "";
     let unsupported = false;
+    let script = false;
     for (const ch of segment) {
       const cp = ch.codePointAt(0)!;
       if (
@@ -662,14 +985,22 @@ export function sanitize_text(text: string): string {
         kept += "\n";
       } else if (cp === 9) {
         kept += " ";
+      } else if (cp === 0x200c || cp === 0x200d) {
+        // Joiners shape the letters around them (Persian, Indic); they are
+        // kept with script text and dropped elsewhere, as before.
+        kept += ch;
       } else if (is_ignorable_format_character(cp)) {
         continue;
       } else if (cp < 0x10000 && normal.code_map[cp] && bold.code_map[cp]) {
         kept += ch;
+      } else if (script_font_for(cp, han) !== undefined) {
+        kept += ch;
+        script = true;
       } else {
         unsupported = true;
       }
     }
+    if (!script) kept = kept.replace(/[\u200c\u200d]/g, "");
     out += unsupported ? UNSUPPORTED_CHARACTER_PLACEHOLDER : kept;
   }
   return out;

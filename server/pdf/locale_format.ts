@@ -101,7 +101,14 @@ function intl_formats(locale: string, currency: string | undefined): Formats {
       minimumFractionDigits: 2,
       maximumFractionDigits: 2,
     })
-    : decimal_formatter(locale, { style: "currency", currency });
+    : decimal_formatter(locale, {
+      style: "currency",
+      currency,
+      // Always the two decimals the invoice carries: CLDR would print JPY,
+      // KRW or ISK without decimals, rounding the exact amount away.
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    });
   const amount = decimal_formatter(locale, {
     minimumFractionDigits: 2,
     maximumFractionDigits: 2,

@@ -29,12 +29,14 @@ import type {
 } from "../../contract/invoice_types.ts";
 import {
   create_document_with_fonts,
+  draw_text_line,
   font_handle,
   type FontHandle,
   INVOICE_FONT_FAMILY,
   rethrow_font_errors,
   sanitize_text,
 } from "./fonts.ts";
+import { needs_text_layout } from "./text_layout.ts";
 import { type Formats, formats_for } from "./locale_format.ts";
 import {
   fill,
@@ -257,7 +259,7 @@ export function render_invoice_pdf(
     compress: true,
     // Otherwise jsPDF writes all 14 standard fonts, which we never use.
     putOnlyUsedFonts: true,
-  });
+  }, { locale: input.locale, context: () => JSON.stringify(input) });
   doc.setFont(INVOICE_FONT_FAMILY, "normal");
   doc.setLineHeightFactor(LINE_HEIGHT_FACTOR);
   const layout = layout_state(doc, input);
@@ -427,19 +429,20 @@ function draw_header(layout: Layout): number {
   }
 
   const facts = header_facts(layout);
-  let label_width = 78;
   if (!layout.legacy) {
-    doc.setFont(INVOICE_FONT_FAMILY, "normal");
-    doc.setFontSize(SIZE_LABEL);
-    const widest = Math.max(...facts.map(([l]) => doc.getTextWidth(l)));
-    label_width = Math.min(150, Math.max(78, widest + 10));
+    const end = draw_key_values(layout, facts, {
+      top: title_baseline + 22,
+      offset: 0,
+      width: width * 0.55,
+      label_width: label_column_width(doc, facts),
+    });
+    return Math.max(end, right_end);
   }
+  const label_width = 78;
   autoTable(doc, {
     theme: "plain",
     startY: title_baseline + 22,
-    margin: layout.legacy
-      ? { ...PAGE_MARGIN, right: MARGIN_X + width * 0.45 }
-      : table_margin(layout, 0, width * 0.55),
+    margin: { ...PAGE_MARGIN, right: MARGIN_X + width * 0.45 },
     tableWidth: width * 0.55,
     styles: base_styles({ cellPadding: { top: 1.5, bottom: 1.5 } }),
     columnStyles: {
@@ -460,11 +463,70 @@ function draw_header(layout: Layout): number {
   return Math.max(last_table_end(doc), right_end);
 }
 
+/**
+ * Label/value rows drawn directly (no table engine): labels muted and
+ * small, values wrapped to the rest of the width. For short blocks that
+ * never break across pages (header facts, payment details); about a tenth
+ * of the cost of an autotable. Returns the y below the last row.
+ */
+function draw_key_values(
+  layout: Layout,
+  rows: readonly (readonly [string, string])[],
+  { top, offset, width, label_width, link }: {
+    top: number;
+    offset: number;
+    width: number;
+    label_width: number;
+    /** Index of a row whose value is a URL to make clickable. */
+    link?: { row: number; url: string };
+  },
+): number {
+  const { doc } = layout;
+  const x = layout.x(offset, width);
+  const value_width = width - label_width;
+  const line_height = SIZE_BODY * LINE_HEIGHT_FACTOR;
+  let y = top;
+  rows.forEach(([name, value], index) => {
+    set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
+    const lines = doc.splitTextToSize(value, value_width) as string[];
+    const baseline = y + 1.5 + SIZE_BODY * 0.85;
+    set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
+    doc.text(
+      doc.splitTextToSize(name, label_width - 6) as string[],
+      x,
+      baseline,
+    );
+    set_text_style(doc, {
+      style: "normal",
+      size: SIZE_BODY,
+      color: link?.row === index ? LINK : INK,
+    });
+    doc.text(lines, x + label_width, baseline);
+    const height = lines.length * line_height + 3;
+    if (link?.row === index) {
+      doc.link(x + label_width, y, value_width, height, { url: link.url });
+    }
+    y += height;
+  });
+  return y;
+}
+
+/** Width of the label column for `rows`: the widest label, within bounds. */
+function label_column_width(
+  doc: jsPDF,
+  rows: readonly (readonly [string, string])[],
+): number {
+  doc.setFont(INVOICE_FONT_FAMILY, "normal");
+  doc.setFontSize(SIZE_LABEL);
+  const widest = Math.max(0, ...rows.map(([l]) => doc.getTextWidth(l)));
+  return Math.min(150, Math.max(78, widest + 12));
+}
+
 /** Label and value rows under the title: number, dates and references. */
-function header_facts(layout: Layout): string[][] {
+function header_facts(layout: Layout): [string, string][] {
   const { invoice, labels, formats } = layout;
   const credit = is_credit_note(invoice);
-  const rows = [
+  const rows: [string, string][] = [
     [
       credit ? labels.credit_note_number : labels.invoice_number,
       single_line(invoice.invoice_number),
@@ -765,7 +827,8 @@ function draw_items(layout: Layout, start_y: number): number {
       i === count - 1 ? Math.max(measure(i), totals_width) : measure(i),
     );
   }
-  const budget = width * 0.62;
+  // Unit and tax columns take their room from the description.
+  const budget = width * (0.62 + 0.08 * (count - 4));
   const sum = natural.reduce((a, b) => a + b, 0);
   const widths = sum <= budget
     ? natural
@@ -903,101 +966,105 @@ function category_name(layout: Layout, category: TaxCategory): string {
 function draw_tax_breakdown(layout: Layout, start_y: number): number {
   const { doc, invoice, formats } = layout;
   const width = layout.width;
-  const breakdown = invoice.tax_breakdown ?? [];
-  const pad = { top: 3, bottom: 3, left: CELL_PAD_X, right: CELL_PAD_X };
-  const body: RowInput[] = [];
-  for (const row of breakdown) {
+  const x = layout.x(0, width);
+  const page_height = doc.internal.pageSize.getHeight();
+  const limit = page_height - MARGIN_BOTTOM;
+  const line_height = SIZE_BODY * LINE_HEIGHT_FACTOR;
+  const label_line = SIZE_LABEL * LINE_HEIGHT_FACTOR;
+  const headers = [
+    label(layout, "tax_rate"),
+    label(layout, "taxable_amount"),
+    label(layout, "tax_amount"),
+  ];
+  const rows = (invoice.tax_breakdown ?? []).map((row) => {
     const name = category_name(layout, row.category);
     const reason = row.exemption_reason ??
       (row.category !== "S" && row.category !== "Z"
         ? invoice.tax_exemption_reason
         : undefined);
-    const first = [formats.percent(row.rate), name].filter((v) => v !== "")
-      .join(" \u00B7 ");
-    body.push([
-      first,
-      formats.money(row.taxable_amount),
-      formats.money(row.tax_amount),
-    ]);
-    if (present(reason)) {
-      body.push([{
-        content: sanitize_text(reason).trim(),
-        colSpan: 3,
-        styles: {
-          textColor: MUTED,
-          fontSize: SIZE_LABEL,
-          cellPadding: { ...pad, left: 0, top: 0 },
-        },
-      }]);
+    return {
+      first: [formats.percent(row.rate), name].filter((v) => v !== "")
+        .join(" \u00B7 "),
+      taxable: formats.money(row.taxable_amount),
+      tax: formats.money(row.tax_amount),
+      reason: present(reason) ? sanitize_text(reason).trim() : undefined,
+    };
+  });
+  // Money columns as wide as their widest entry or header.
+  let money_width = 96;
+  for (const row of rows) {
+    for (const value of [row.taxable, row.tax]) {
+      money_width = Math.max(
+        money_width,
+        text_width(doc, value, { style: "normal", size: SIZE_BODY }) +
+          2 * CELL_PAD_X,
+      );
     }
   }
-  const money_width = Math.max(
-    96,
-    ...breakdown.flatMap((row) =>
-      [
-        text_width(doc, formats.money(row.taxable_amount), {
-          style: "normal",
-          size: SIZE_BODY,
-        }),
-        text_width(doc, formats.money(row.tax_amount), {
-          style: "normal",
-          size: SIZE_BODY,
-        }),
-        text_width(doc, label(layout, "taxable_amount"), {
-          style: "normal",
-          size: SIZE_LABEL,
-        }),
-        text_width(doc, label(layout, "tax_amount"), {
-          style: "normal",
-          size: SIZE_LABEL,
-        }),
-      ].map((w) => w + 2 * CELL_PAD_X)
-    ),
-  );
-  autoTable(doc, {
-    theme: "plain",
-    startY: start_y,
-    margin: table_margin(layout, 0, width),
-    tableWidth: width,
-    showHead: "everyPage",
-    // A short table: moved whole to the next page rather than split.
-    pageBreak: "avoid",
-    rowPageBreak: "avoid",
-    styles: base_styles({ cellPadding: pad }),
-    headStyles: {
-      fontStyle: "normal",
-      fontSize: SIZE_LABEL,
-      textColor: MUTED,
-      cellPadding: { ...pad, top: 0, bottom: 5 },
-      lineWidth: { bottom: 0.5 },
-      lineColor: RULE_STRONG,
-    },
-    columnStyles: {
-      0: { cellWidth: "auto", cellPadding: { ...pad, left: 0 } },
-      1: { cellWidth: money_width, halign: "right" },
-      2: {
-        cellWidth: money_width,
-        halign: "right",
-        cellPadding: { ...pad, right: 0 },
-      },
-    },
-    head: [[
-      {
-        content: label(layout, "tax_rate"),
-        styles: { cellPadding: { ...pad, left: 0, top: 0, bottom: 5 } },
-      },
-      { content: label(layout, "taxable_amount"), styles: { halign: "right" } },
-      {
-        content: label(layout, "tax_amount"),
-        styles: {
-          halign: "right",
-          cellPadding: { ...pad, right: 0, top: 0, bottom: 5 },
-        },
-      },
-    ]],
-    body,
+  for (const header of headers.slice(1)) {
+    money_width = Math.max(
+      money_width,
+      text_width(doc, header, { style: "normal", size: SIZE_LABEL }) +
+        2 * CELL_PAD_X,
+    );
+  }
+  const first_width = width - 2 * money_width - CELL_PAD_X;
+  const taxable_right = x + width - money_width - CELL_PAD_X;
+  const tax_right = x + width;
+
+  const draw_head = (top: number): number => {
+    set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
+    const baseline = top + SIZE_LABEL * 0.85;
+    doc.text(headers[0], x, baseline);
+    doc.text(headers[1], taxable_right, baseline, { align: "right" });
+    doc.text(headers[2], tax_right, baseline, { align: "right" });
+    const rule = top + label_line + 3;
+    doc.setDrawColor(...RULE_STRONG);
+    doc.setLineWidth(0.5);
+    doc.line(x, rule, x + width, rule);
+    return rule;
+  };
+  // Measure first: a short table moves to the next page whole.
+  const measured = rows.map((row) => {
+    set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
+    const first = doc.splitTextToSize(row.first, first_width) as string[];
+    set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
+    const reason = row.reason === undefined
+      ? []
+      : doc.splitTextToSize(row.reason, width) as string[];
+    const height = 6 + first.length * line_height +
+      (reason.length > 0 ? reason.length * label_line + 2 : 0);
+    return { row, first, reason, height };
   });
-  return last_table_end(doc);
+  const head_height = label_line + 3;
+  const total = head_height + measured.reduce((sum, m) => sum + m.height, 0);
+  let y = start_y;
+  if (y + total > limit && total <= limit - MARGIN_TOP) {
+    doc.addPage();
+    y = MARGIN_TOP;
+  }
+  y = draw_head(y);
+  for (const m of measured) {
+    if (y + m.height > limit) {
+      doc.addPage();
+      y = draw_head(MARGIN_TOP);
+    }
+    const baseline = y + 3 + SIZE_BODY * 0.85;
+    set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
+    doc.text(m.first, x, baseline);
+    doc.text(m.row.taxable, taxable_right, baseline, { align: "right" });
+    doc.text(m.row.tax, tax_right, baseline, { align: "right" });
+    if (m.reason.length > 0) {
+      set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
+      doc.text(
+        m.reason,
+        x,
+        y + 3 + m.first.length * line_height + SIZE_LABEL * 0.85,
+      );
+    }
+    y += m.height;
+  }
+  return y;
 }
 
 function has_payment_block(invoice: RenderInvoice): boolean {
@@ -1051,11 +1118,19 @@ function draw_payment(layout: Layout, start_y: number): number {
   add("payment_reference", payment.reference);
   add("pay_online", payment.link);
 
-  // Keep the block on one page: estimate its height before drawing.
+  // Kept on one page: moved whole to the next page when it does not fit.
   const page_height = doc.internal.pageSize.getHeight();
-  const line = SIZE_BODY * LINE_HEIGHT_FACTOR + 3;
+  const table_width = width - qr_column;
+  const label_width = label_column_width(doc, rows);
+  set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
+  let rows_height = 0;
+  for (const [, value] of rows) {
+    rows_height += (doc.splitTextToSize(value, table_width - label_width)
+          .length) * SIZE_BODY * LINE_HEIGHT_FACTOR + 3;
+  }
+  const heading_height = SIZE_LABEL * LINE_HEIGHT_FACTOR + 5;
   const needed = Math.max(
-    20 + rows.length * line,
+    heading_height + rows_height,
     payload !== undefined ? QR_SIZE + 24 : 0,
   );
   let y = start_y;
@@ -1063,61 +1138,17 @@ function draw_payment(layout: Layout, start_y: number): number {
     doc.addPage();
     y = MARGIN_TOP;
   }
-  const table_width = width - qr_column;
-  doc.setFont(INVOICE_FONT_FAMILY, "normal");
-  doc.setFontSize(SIZE_LABEL);
-  const label_width = Math.min(
-    150,
-    Math.max(78, ...rows.map(([l]) => doc.getTextWidth(l) + 10)),
-  );
-  autoTable(doc, {
-    theme: "plain",
-    startY: y,
-    margin: table_margin(layout, 0, table_width),
-    tableWidth: table_width,
-    showHead: "firstPage",
-    pageBreak: "avoid",
-    styles: base_styles({ cellPadding: { top: 1.5, bottom: 1.5 } }),
-    headStyles: {
-      fontStyle: "normal",
-      fontSize: SIZE_LABEL,
-      textColor: MUTED,
-      cellPadding: { bottom: 5 },
-    },
-    columnStyles: {
-      0: {
-        cellWidth: label_width,
-        textColor: MUTED,
-        fontSize: SIZE_LABEL,
-        cellPadding: {
-          top: 1.5 + (SIZE_BODY - SIZE_LABEL) * 0.85,
-          bottom: 1.5,
-        },
-      },
-      1: { cellWidth: table_width - label_width },
-    },
-    head: [[{ content: labels.payment_details, colSpan: 2 }]],
-    body: rows,
-    didParseCell: (data) => {
-      if (
-        data.section === "body" && data.column.index === 1 &&
-        data.row.index === rows.length - 1 && present(payment.link)
-      ) {
-        data.cell.styles.textColor = LINK;
-      }
-    },
-    didDrawCell: (data) => {
-      if (
-        data.section === "body" && data.column.index === 1 &&
-        data.row.index === rows.length - 1 && present(payment.link)
-      ) {
-        doc.link(data.cell.x, data.cell.y, data.cell.width, data.cell.height, {
-          url: payment.link,
-        });
-      }
-    },
+  set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
+  doc.text(labels.payment_details, layout.x(0, table_width), y + SIZE_LABEL);
+  let end = draw_key_values(layout, rows, {
+    top: y + heading_height,
+    offset: 0,
+    width: table_width,
+    label_width,
+    link: present(payment.link)
+      ? { row: rows.length - 1, url: payment.link }
+      : undefined,
   });
-  let end = last_table_end(doc);
   if (payload !== undefined) {
     end = Math.max(end, draw_qr(layout, payload, y));
   }
@@ -1185,17 +1216,30 @@ function draw_body_cell(
       `${num(table + content_width(doc))} ${rule_y} l S Q\n`;
   }
   ops += `BT /${handle.resource} ${num(size)} Tf ${INK_FILL}\n`;
+  // Lines in other scripts: shaped and drawn by the text layout afterwards.
+  const laid_out: { line: string; x: number; y: number }[] = [];
   for (const line of cell.text) {
     if (line !== "") {
       const x = right
         ? x_right - handle.font.widthOfString(line, size)
         : x_left;
-      ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +
-        `${handle.font.encode_hex(line)}> Tj\n`;
+      if (needs_text_layout(line, handle.font.prepared)) {
+        laid_out.push({ line, x, y });
+      } else {
+        ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +
+          `${handle.font.encode_hex(line)}> Tj\n`;
+      }
     }
     y += line_height;
   }
   (doc.internal as unknown as { write(ops: string): void }).write(ops + "ET");
+  if (laid_out.length > 0) {
+    doc.setFont(INVOICE_FONT_FAMILY, "normal");
+    doc.setFontSize(size);
+    for (const { line, x, y } of laid_out) {
+      draw_text_line(doc, line, { x, y, fill: INK_FILL });
+    }
+  }
 }
 
 /** Notes under the table; long notes continue on further pages. */

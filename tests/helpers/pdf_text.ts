@@ -8,13 +8,15 @@
  */
 
 /** How `pdftotext` lays out the text. */
-export type TextMode = "raw" | "layout";
+export type TextMode = "raw" | "layout" | "reading";
 
 /** Options of {@link pdf_text}. */
 export interface PdfTextOptions {
   /**
    * "raw" (default): content-stream order, one table row per line.
    * "layout": physical layout, columns padded with spaces.
+   * "reading": pdftotext's default reading order (bidi-aware: right-to-left
+   * text comes out in logical order).
    */
   mode?: TextMode;
   /** Only this page (1-based). */
@@ -85,8 +87,9 @@ export function pdf_text(
     const args = [
       "-enc",
       "UTF-8",
-      options.mode === "layout" ? "-layout" : "-raw",
     ];
+    if (options.mode === "layout") args.push("-layout");
+    else if (options.mode !== "reading") args.push("-raw");
     if (options.page !== undefined) {
       args.push("-f", String(options.page), "-l", String(options.page));
     }
@@ -176,5 +179,14 @@ export function qpdf_check(
   return with_temp_pdf(bytes, async (path) => {
     const result = await run("qpdf", ["--check", path]);
     return { ...result, ok: result.code === 0 };
+  });
+}
+
+/** Names of the fonts a PDF uses (pdffonts' first column). */
+export function pdf_fonts_of(bytes: Uint8Array): Promise<string[]> {
+  return with_temp_pdf(bytes, async (path) => {
+    const out = await run_ok("pdffonts", [path]);
+    return out.split("\n").slice(2).map((l) => l.split(/\s+/)[0])
+      .filter((name) => name !== "");
   });
 }

@@ -1,0 +1,90 @@
+/**
+ * Text shaping with HarfBuzz (npm `harfbuzzjs`): turns a run of text in one
+ * font and direction into positioned glyphs, as the font's OpenType layout
+ * tables prescribe (Arabic joining and lam-alef, Indic conjuncts and vowel
+ * signs, Thai mark stacking…).
+ *
+ * HarfBuzz faces are created lazily per script font and kept; one buffer is
+ * reused for all calls (shaping is synchronous). Results are cached per
+ * font, direction and text, since the same strings are measured for layout
+ * and shaped again to be drawn.
+ *
+ * @module
+ */
+
+import * as hb from "harfbuzzjs";
+import type { ScriptFont, ScriptFontId } from "./script_fonts.ts";
+
+/** Positioned glyphs of one run, in visual (left-to-right drawing) order. */
+export interface ShapedRun {
+  /** Glyph ids of the font. */
+  readonly glyphs: Uint16Array;
+  /** UTF-16 offset in the run's text of the cluster each glyph belongs to. */
+  readonly clusters: Uint32Array;
+  /** Advances and offsets in 1/1000 em. */
+  readonly advances: Float64Array;
+  readonly x_offsets: Float64Array;
+  readonly y_offsets: Float64Array;
+  /** Sum of the advances, in 1/1000 em. */
+  readonly width: number;
+}
+
+const fonts = new Map<ScriptFontId, hb.Font>();
+let buffer: hb.Buffer | undefined;
+const cache = new Map<string, ShapedRun>();
+const CACHE_LIMIT = 20_000;
+
+function hb_font(font: ScriptFont): hb.Font {
+  let f = fonts.get(font.id);
+  if (f === undefined) {
+    f = new hb.Font(new hb.Face(new hb.Blob(font.bytes)));
+    fonts.set(font.id, f);
+  }
+  return f;
+}
+
+/**
+ * Shapes `text` with `font`, right to left when `rtl`. The script and
+ * language are guessed from the text (HarfBuzz's segment properties).
+ */
+export function shape_text(
+  font: ScriptFont,
+  text: string,
+  { rtl }: { rtl: boolean },
+): ShapedRun {
+  const key = `${font.id}${rtl ? "<" : ">"}${text}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const f = hb_font(font);
+  buffer ??= new hb.Buffer();
+  buffer.clearContents();
+  buffer.addText(text);
+  buffer.guessSegmentProperties();
+  buffer.setDirection(rtl ? hb.Direction.RTL : hb.Direction.LTR);
+  hb.shape(f, buffer);
+  const infos = buffer.getGlyphInfos();
+  const positions = buffer.getGlyphPositions();
+  const n = infos.length;
+  const scale = 1000 / font.prepared.ttf.units_per_em;
+  const run = {
+    glyphs: new Uint16Array(n),
+    clusters: new Uint32Array(n),
+    advances: new Float64Array(n),
+    x_offsets: new Float64Array(n),
+    y_offsets: new Float64Array(n),
+    width: 0,
+  };
+  let width = 0;
+  for (let i = 0; i < n; i++) {
+    run.glyphs[i] = infos[i].codepoint;
+    run.clusters[i] = infos[i].cluster;
+    run.advances[i] = positions[i].xAdvance * scale;
+    run.x_offsets[i] = positions[i].xOffset * scale;
+    run.y_offsets[i] = positions[i].yOffset * scale;
+    width += run.advances[i];
+  }
+  run.width = width;
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, run);
+  return run;
+}

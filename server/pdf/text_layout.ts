@@ -1,0 +1,285 @@
+/**
+ * Lays out one line of text that the Latin invoice font alone cannot draw:
+ * splits it into runs by font (Latin font, or the script font of each
+ * character), resolves directions with the Unicode Bidirectional Algorithm
+ * (npm `bidi-js`), shapes script runs with HarfBuzz and orders the runs
+ * visually. The result is a list of glyph runs to draw left to right.
+ *
+ * Latin-only text never comes here: the renderer checks with
+ * {@link needs_text_layout} first and keeps its direct path for it.
+ *
+ * @module
+ */
+
+import bidi_module, { type Bidi } from "bidi-js";
+import type { PreparedFont } from "./prepared_font.ts";
+import {
+  han_font_order,
+  type HanFontId,
+  load_script_font,
+  script_font_for,
+  type ScriptFont,
+} from "./script_fonts.ts";
+import { shape_text } from "./shaping.ts";
+
+/** Options of {@link layout_line} and {@link measure_line}. */
+export interface TextLayoutOptions {
+  /** The Latin invoice font of the requested style (normal or bold). */
+  latin: PreparedFont;
+  /** Bold requested: script fonts (Regular only) are drawn fake-bold. */
+  bold: boolean;
+  /** Invoice locale, if any: picks regional Han glyph forms. */
+  locale?: string;
+  /** Paragraph direction; by default from the first strong character. */
+  direction?: "ltr" | "rtl";
+}
+
+/** Glyphs of one font, in drawing order, with their positions. */
+export interface GlyphRun {
+  readonly font: PreparedFont;
+  /** Draw with fill and outline (bold in a Regular-only script font). */
+  readonly fake_bold: boolean;
+  readonly glyphs: Uint16Array | number[];
+  /** Advances and offsets in 1/1000 em. */
+  readonly advances: Float64Array | number[];
+  readonly x_offsets?: Float64Array;
+  readonly y_offsets?: Float64Array;
+  /**
+   * For each glyph, the text it stands for in ToUnicode ("" for the second
+   * and later glyphs of a cluster).
+   */
+  readonly texts: string[];
+}
+
+/** A laid-out line: runs left to right, total width in 1/1000 em. */
+export interface LineLayout {
+  readonly runs: GlyphRun[];
+  readonly width: number;
+  /** Resolved paragraph direction. */
+  readonly rtl: boolean;
+  /** Whether any part of the line runs right to left. */
+  readonly mixed: boolean;
+}
+
+/**
+ * Whether `text` (sanitized) holds any character the Latin font of
+ * `latin` cannot draw, i.e. whether it needs {@link layout_line}.
+ */
+export function needs_text_layout(text: string, latin: PreparedFont): boolean {
+  const map = latin.code_map;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (map[c] === 0 && c !== 10) return true;
+  }
+  return false;
+}
+
+// bidi-js is CommonJS: its default import is the factory function itself,
+// which its type declarations do not say.
+const bidi_factory = bidi_module as unknown as () => Bidi;
+let bidi: Bidi | undefined;
+
+/** A logical stretch of text in one font (undefined = Latin font). */
+interface FontSpan {
+  start: number;
+  end: number;
+  font: ScriptFont | undefined;
+}
+
+const KANA = /[\u3040-\u30ff\u31f0-\u31ff\uff65-\uff9f]/;
+const HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]/;
+
+function han_order_for(text: string, locale?: string): readonly HanFontId[] {
+  if (KANA.test(text)) return han_font_order("ja");
+  if (HANGUL.test(text)) return han_font_order("ko");
+  return han_font_order(locale);
+}
+
+/** Zero-width joiners and combining marks stay with the preceding run. */
+function attaches_to_previous(cp: number): boolean {
+  return cp === 0x200c || cp === 0x200d || (cp >= 0x0300 && cp <= 0x036f) ||
+    (cp >= 0xfe00 && cp <= 0xfe0f);
+}
+
+/** Splits `text` into maximal spans drawn by one font. */
+function font_spans(text: string, options: TextLayoutOptions): FontSpan[] {
+  const map = options.latin.code_map;
+  const han = han_order_for(text, options.locale);
+  const spans: FontSpan[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const cp = text.codePointAt(i)!;
+    const size = cp > 0xffff ? 2 : 1;
+    let font: ScriptFont | undefined;
+    const previous = spans.at(-1);
+    if (previous !== undefined && attaches_to_previous(cp)) {
+      font = previous.font;
+    } else if (cp <= 0xffff && map[cp] !== 0) {
+      font = undefined;
+    } else {
+      const id = script_font_for(cp, han);
+      font = id === undefined ? undefined : load_script_font(id);
+    }
+    if (previous !== undefined && previous.font === font) {
+      previous.end = i + size;
+    } else spans.push({ start: i, end: i + size, font });
+    i += size;
+  }
+  return spans;
+}
+
+/** Glyph run of Latin-font text, drawn in the given order. */
+function latin_run(
+  text: string,
+  { latin, reverse }: { latin: PreparedFont; reverse: boolean },
+): GlyphRun {
+  const glyphs: number[] = [];
+  const advances: number[] = [];
+  const texts: string[] = [];
+  const chars = [...text];
+  if (reverse) chars.reverse();
+  for (const ch0 of chars) {
+    // Mirrored in right-to-left runs: "(" shows as ")" (Unicode BidiMirroring).
+    const ch = reverse
+      ? (bidi ??= bidi_factory()).getMirroredCharacter(ch0) ??
+        ch0
+      : ch0;
+    const code = ch.charCodeAt(0);
+    const gid = ch.length === 1 ? latin.code_map[code] : 0;
+    glyphs.push(gid);
+    advances.push(latin.widths[gid]);
+    texts.push(ch0);
+  }
+  return { font: latin, fake_bold: false, glyphs, advances, texts };
+}
+
+/** Glyph run of a script-font span, shaped by HarfBuzz. */
+function shaped_run(
+  text: string,
+  { font, rtl, bold }: { font: ScriptFont; rtl: boolean; bold: boolean },
+): GlyphRun {
+  const shaped = shape_text(font, text, { rtl });
+  // Each cluster's text goes with its first glyph (in logical order).
+  const starts = [...new Set(shaped.clusters)].sort((a, b) => a - b);
+  const end_of = new Map<number, number>();
+  for (let k = 0; k < starts.length; k++) {
+    end_of.set(starts[k], starts[k + 1] ?? text.length);
+  }
+  const texts: string[] = new Array(shaped.glyphs.length).fill("");
+  const seen = new Set<number>();
+  const n = shaped.glyphs.length;
+  for (let k = 0; k < n; k++) {
+    const i = rtl ? n - 1 - k : k;
+    const c = shaped.clusters[i];
+    if (seen.has(c)) continue;
+    seen.add(c);
+    texts[i] = text.slice(c, end_of.get(c));
+  }
+  return {
+    font: font.prepared,
+    fake_bold: bold,
+    glyphs: shaped.glyphs,
+    advances: shaped.advances,
+    x_offsets: shaped.x_offsets,
+    y_offsets: shaped.y_offsets,
+    texts,
+  };
+}
+
+function run_width(run: GlyphRun): number {
+  let w = 0;
+  for (let i = 0; i < run.advances.length; i++) w += run.advances[i];
+  return w;
+}
+
+function is_rtl_font(font: ScriptFont | undefined): boolean {
+  return font?.id === "arabic" || font?.id === "hebrew";
+}
+
+/**
+ * Width of one line in 1/1000 em (direction does not change it, so no bidi
+ * pass is needed).
+ */
+export function measure_line(text: string, options: TextLayoutOptions): number {
+  let width = 0;
+  for (const span of font_spans(text, options)) {
+    const part = text.slice(span.start, span.end);
+    if (span.font === undefined) {
+      const { code_map, widths } = options.latin;
+      for (let i = 0; i < part.length; i++) {
+        width += widths[code_map[part.charCodeAt(i)]];
+      }
+    } else {
+      width += shape_text(span.font, part, { rtl: is_rtl_font(span.font) })
+        .width;
+    }
+  }
+  return width;
+}
+
+/**
+ * Lays out one line (no "\n"): bidi levels over the whole line, runs split
+ * where the font or the level changes, script runs shaped, runs reordered
+ * visually (UAX #9, rule L2).
+ */
+export function layout_line(
+  text: string,
+  options: TextLayoutOptions,
+): LineLayout {
+  bidi ??= bidi_factory();
+  const { levels, paragraphs } = bidi.getEmbeddingLevels(
+    text,
+    options.direction,
+  );
+  const base = paragraphs[0]?.level ?? (options.direction === "rtl" ? 1 : 0);
+  const pieces: {
+    start: number;
+    end: number;
+    level: number;
+    font: ScriptFont | undefined;
+  }[] = [];
+  for (const span of font_spans(text, options)) {
+    let start = span.start;
+    for (let i = span.start + 1; i <= span.end; i++) {
+      if (i === span.end || levels[i] !== levels[start]) {
+        // Never split a surrogate pair or a mark from its base by level.
+        pieces.push({ start, end: i, level: levels[start], font: span.font });
+        start = i;
+      }
+    }
+  }
+  // L2: reverse every maximal sequence at or above each odd level.
+  let max = 0;
+  let min_odd = 255;
+  for (const p of pieces) {
+    max = Math.max(max, p.level);
+    if (p.level % 2 === 1) min_odd = Math.min(min_odd, p.level);
+  }
+  const order = pieces.slice();
+  for (let level = max; level >= min_odd && level > 0; level--) {
+    let i = 0;
+    while (i < order.length) {
+      if (order[i].level < level) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < order.length && order[j].level >= level) j++;
+      const reversed = order.slice(i, j).reverse();
+      order.splice(i, j - i, ...reversed);
+      i = j;
+    }
+  }
+  const runs: GlyphRun[] = [];
+  let width = 0;
+  for (const p of order) {
+    const part = text.slice(p.start, p.end);
+    const rtl = p.level % 2 === 1;
+    const run = p.font === undefined
+      ? latin_run(part, { latin: options.latin, reverse: rtl })
+      : shaped_run(part, { font: p.font, rtl, bold: options.bold });
+    runs.push(run);
+    width += run_width(run);
+  }
+  return { runs, width, rtl: base % 2 === 1, mixed: max > 0 };
+}

@@ -167,6 +167,8 @@ export interface ServiceContext {
   session_control?: SessionControl;
   /** True when the HTTP face streams the PDF bytes itself (REST `POST /generate`). */
   binary_pdf: boolean;
+  /** The request's `Accept-Language` header: picks the locale of an invoice that names none. */
+  accept_language?: string | null;
   /** Origin of this service as the client reached it, e.g. `https://invoices.example.com`. */
   origin?: string;
   /** The address the request came from (the TCP peer), for per-client limits. */

@@ -42,7 +42,8 @@ import type {
   SessionControl,
 } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { InvoiceRequestSchema } from "./invoice.ts";
+import { type Invoice, InvoiceRequestSchema } from "./invoice.ts";
+import { negotiate_locale } from "./locales.ts";
 import { to_api_error, to_trpc_error } from "./trpc_errors.ts";
 
 const t = initTRPC.context<ServiceContext>().meta<OpenApiMeta>().create({
@@ -94,6 +95,19 @@ function session_control_of(ctx: ServiceContext): SessionControl {
     throw new ApiError("not_found", "This server has no dashboard sign-in");
   }
   return ctx.session_control;
+}
+
+/**
+ * Without a `locale` in the body, the request's `Accept-Language` picks a
+ * supported one; without both the invoice keeps today's output.
+ */
+function with_negotiated_locale(
+  invoice: Invoice,
+  ctx: ServiceContext,
+): Invoice {
+  if (invoice.locale !== undefined) return invoice;
+  const locale = negotiate_locale(ctx.accept_language);
+  return locale ? { ...invoice, locale } : invoice;
 }
 
 function base_url_of(ctx: ServiceContext): string {
@@ -260,7 +274,7 @@ export const app_router = t.router({
       .mutation(async ({ ctx, input }) => {
         const pdf = await ctx.services.generate_invoice(
           ctx.principal,
-          input,
+          with_negotiated_locale(input, ctx),
           ctx.response,
         );
         if (ctx.binary_pdf) ctx.response.pdf = pdf.bytes;
@@ -275,7 +289,10 @@ export const app_router = t.router({
       .input(InvoiceRequestSchema)
       .output(GeneratedPdfSchema)
       .mutation(async ({ ctx, input }) => {
-        const pdf = await ctx.services.preview_invoice(ctx.principal, input);
+        const pdf = await ctx.services.preview_invoice(
+          ctx.principal,
+          with_negotiated_locale(input, ctx),
+        );
         return {
           file_name: pdf.file_name,
           content_type: "application/pdf" as const,

@@ -250,6 +250,7 @@ export function create_app(options: AppOptions): Handler {
       session_control: options.session_control?.(request, response),
       binary_pdf,
       origin: options.public_url ?? new URL(request.url).origin,
+      accept_language: request.headers.get("accept-language"),
       client_address: client_addresses.get(request),
       response,
       services: options.services,

@@ -71,6 +71,9 @@ function full_invoice(): Invoice {
       "Payment within 30 days.\nDziękujemy! Mulțumim! Köszönjük! Ευχαριστούμε! Спасибо!",
     subtotal: "1209321.13",
     total: "1209321.13",
+    document_type: "invoice",
+    has_tax: false,
+    amount_due: "1209321.13",
   };
 }
 
@@ -148,6 +151,9 @@ Deno.test("optional fields that are absent leave no trace", async () => {
     items: [{ description: "Thing", quantity: 1, rate: "5", amount: "5.00" }],
     subtotal: "5.00",
     total: "5.00",
+    document_type: "invoice",
+    has_tax: false,
+    amount_due: "5.00",
   };
   const text = squeeze(await pdf_text(render_invoice_pdf(invoice)));
   for (

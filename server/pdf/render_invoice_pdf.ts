@@ -53,7 +53,29 @@ import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
 export interface RenderPdfOptions {
   /** Make the file PDF/A-3b with this embedded file (Factur-X). */
   pdfa3?: PdfA3Options;
+  /** Mark every page as not valid for accounting (previews, test keys). */
+  mark?: PageMark;
 }
+
+/** A mark on every page saying the document is not a real invoice. */
+export interface PageMark {
+  /** A large diagonal word across each page, e.g. "PREVIEW". */
+  watermark: string;
+  /** A line above each page's footer, e.g. "PREVIEW — not valid for accounting". */
+  footer: string;
+}
+
+/** The mark of the dashboard's free previews. */
+export const PREVIEW_MARK: PageMark = {
+  watermark: "PREVIEW",
+  footer: "PREVIEW \u2014 not valid for accounting",
+};
+
+/** The mark of documents made with a test key. */
+export const TEST_MARK: PageMark = {
+  watermark: "TEST",
+  footer: "Test invoice \u2014 not valid for accounting",
+};
 
 /**
  * Version of the layout. Part of the document /ID hash, so a layout change
@@ -272,7 +294,9 @@ export function render_invoice_pdf(
     creator: "Invoice PDF service",
   });
   doc.setCreationDate(pdf_date(input.date));
-  doc.setFileId(document_id(input));
+  const id = document_id(input);
+  // A marked copy is another document than the real invoice.
+  doc.setFileId(options.mark ? marked_id(id, options.mark) : id);
   if (options.pdfa3 !== undefined) make_pdfa3(doc, options.pdfa3);
 
   let y = draw_header(layout);
@@ -286,6 +310,7 @@ export function render_invoice_pdf(
     draw_notes(layout, y + 24);
   }
   draw_footers(layout);
+  if (options.mark) draw_marks(layout, options.mark);
 
   const bytes = new Uint8Array(doc.output("arraybuffer"));
   rethrow_font_errors(doc);
@@ -1295,6 +1320,53 @@ function draw_footers(layout: Layout): void {
       { align: "right" },
     );
   }
+}
+
+const MARK_COLOR: Rgb = [214, 64, 64];
+const WATERMARK_COLOR: Rgb = [244, 200, 200];
+const SIZE_WATERMARK = 110;
+
+/**
+ * The "not valid for accounting" mark on every page: a large light diagonal
+ * word across the page and a red line above the footer. Both are real text
+ * (they extract), drawn opaque: PDF/A forbids transparency, and a light
+ * colour keeps the invoice beneath readable.
+ */
+function draw_marks(layout: Layout, mark: PageMark): void {
+  const { doc } = layout;
+  const width = doc.internal.pageSize.getWidth();
+  const height = doc.internal.pageSize.getHeight();
+  const pages = doc.getNumberOfPages();
+  for (let page = 1; page <= pages; page++) {
+    doc.setPage(page);
+    set_text_style(doc, {
+      style: "bold",
+      size: SIZE_WATERMARK,
+      color: WATERMARK_COLOR,
+    });
+    const word = doc.getTextWidth(mark.watermark);
+    // Centred on the page along the 45° diagonal.
+    const offset = word / 2 / Math.SQRT2;
+    doc.text(mark.watermark, width / 2 - offset, height / 2 + offset, {
+      angle: 45,
+    });
+    set_text_style(doc, {
+      style: "bold",
+      size: SIZE_FOOTER,
+      color: MARK_COLOR,
+    });
+    doc.text(
+      mark.footer,
+      width / 2,
+      height - FOOTER_BASELINE_FROM_BOTTOM - SIZE_FOOTER * 1.8,
+      { align: "center" },
+    );
+  }
+}
+
+function marked_id(id: string, mark: PageMark): string {
+  return createHash("sha256").update(`${id}:${mark.watermark}`).digest("hex")
+    .slice(0, 32).toUpperCase();
 }
 
 /** Cuts a single line to `max_width` with an ellipsis (current font and size). */

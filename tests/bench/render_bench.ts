@@ -97,6 +97,9 @@ function invoice(count: number, unicode: boolean): Invoice {
       : "Payment within 30 days by bank transfer. Thank you for your business!",
     subtotal: total,
     total,
+    document_type: "invoice",
+    has_tax: false,
+    amount_due: total,
   };
 }
 

@@ -42,7 +42,7 @@ function iso_day(date) {
   return date.toISOString().slice(0, 10);
 }
 
-/** A valid invoice to start from, dated today. */
+/** A valid invoice to start from, dated today: US sales tax, a discount, payment terms. */
 function example_invoice() {
   const today = new Date();
   const due = new Date(today.getTime() + 30 * 86400_000);
@@ -58,6 +58,7 @@ function example_invoice() {
       city: "San Francisco",
       state: "CA",
       zip: "94105",
+      country: "US",
     },
     bill_to: {
       name: "Globex Corporation",
@@ -66,7 +67,10 @@ function example_invoice() {
       city: "Boston",
       state: "MA",
       zip: "02110",
+      country: "US",
     },
+    tax_rate: 7.25,
+    tax_label: "Sales tax",
     items: [
       {
         description: "Website redesign (fixed fee)",
@@ -87,6 +91,8 @@ function example_invoice() {
         amount: 573,
       },
     ],
+    discounts: [{ description: "Returning-customer discount", percent: 5 }],
+    payment_terms: "Net 30",
     notes:
       "Thank you for your business. Payment within 30 days by bank transfer.",
   };

@@ -1,0 +1,111 @@
+/**
+ * Tax, discounts, charges and totals, EN 16931 style and exact: bigint
+ * cents throughout, percentages rounded half away from zero, tax rounded
+ * once per (category, rate) group — never per line, never from floats.
+ */
+import { type Decimal, decimal_from_number } from "./money.ts";
+import type { TaxCategory } from "./invoice_types.ts";
+
+/** Categories whose rate is always 0 and which need an exemption reason. */
+export const EXEMPT_CATEGORIES: readonly TaxCategory[] = [
+  "E",
+  "AE",
+  "K",
+  "G",
+  "O",
+];
+
+/** Printing and grouping order of the categories. */
+export const TAX_CATEGORY_ORDER: readonly TaxCategory[] = [
+  "S",
+  "Z",
+  "E",
+  "AE",
+  "K",
+  "G",
+  "O",
+];
+
+/** A resolved tax: category and exact rate. */
+export interface ResolvedTax {
+  category: TaxCategory;
+  rate: Decimal;
+}
+
+/** The problem with a tax pair, and which of the two fields it concerns. */
+export interface TaxProblem {
+  field: "tax_rate" | "tax_category";
+  message: string;
+}
+
+/**
+ * Resolves a `tax_category` / `tax_rate` pair as given (either may be
+ * absent): a rate alone is S (or Z at 0 %); a category alone has rate 0
+ * unless it is S, which needs a rate. Returns undefined when both are absent.
+ */
+export function resolve_tax(
+  category: TaxCategory | undefined,
+  rate: number | undefined,
+): ResolvedTax | TaxProblem | undefined {
+  if (category === undefined && rate === undefined) return undefined;
+  const resolved_category = category ?? ((rate ?? 0) > 0 ? "S" : "Z");
+  if (rate === undefined && resolved_category === "S") {
+    return {
+      field: "tax_rate",
+      message: "is required with tax_category S (standard rate)",
+    };
+  }
+  const value = rate ?? 0;
+  if (resolved_category === "S" && value === 0) {
+    return {
+      field: "tax_rate",
+      message: "must be greater than 0 for category S (use Z for zero rated)",
+    };
+  }
+  if (resolved_category !== "S" && value !== 0) {
+    return {
+      field: "tax_rate",
+      message: `must be 0 for category ${resolved_category}`,
+    };
+  }
+  return { category: resolved_category, rate: decimal_from_number(value) };
+}
+
+/** True for a {@link TaxProblem}. */
+export function is_tax_problem(
+  value: ResolvedTax | TaxProblem | undefined,
+): value is TaxProblem {
+  return value !== undefined && "field" in value;
+}
+
+/** A plain decimal string of a rate, e.g. "19", "7.7", "0". */
+export function format_rate(rate: Decimal): string {
+  if (rate.scale === 0) return rate.units.toString();
+  const digits = rate.units.toString().padStart(rate.scale + 1, "0");
+  const whole = digits.slice(0, digits.length - rate.scale);
+  const fraction = digits.slice(digits.length - rate.scale).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/** Key of a (category, rate) group. */
+export function group_key(tax: ResolvedTax): string {
+  return `${tax.category}:${format_rate(tax.rate)}`;
+}
+
+/** Divides and rounds half away from zero. */
+export function divide_rounded(numerator: bigint, denominator: bigint): bigint {
+  const negative = (numerator < 0n) !== (denominator < 0n);
+  const n = numerator < 0n ? -numerator : numerator;
+  const d = denominator < 0n ? -denominator : denominator;
+  let quotient = n / d;
+  if ((n % d) * 2n >= d) quotient += 1n;
+  return negative ? -quotient : quotient;
+}
+
+/** `cents` × `percent` ÷ 100, in cents, rounded half away from zero. */
+export function percent_of(cents: bigint, percent: Decimal): bigint {
+  return divide_rounded(
+    cents * percent.units,
+    100n * 10n ** BigInt(percent.scale),
+  );
+}

@@ -130,6 +130,9 @@ const ERROR_RESPONSES = {
   503: "Temporarily unavailable (`unavailable`); retry after `Retry-After`.",
 };
 
+const UNVERIFIED_ADDRESS =
+  "The account's e-mail address is not confirmed yet (`forbidden`); live keys need a confirmed address.";
+
 function pick_errors(codes: (keyof typeof ERROR_RESPONSES)[]) {
   return Object.fromEntries(codes.map((code) => [code, ERROR_RESPONSES[code]]));
 }
@@ -338,7 +341,10 @@ export const app_router = t.router({
           tags: ACCOUNT_TAGS,
           summary: "Generate a new API key; the full key is shown once",
           successDescription: "The new key, including its full value.",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            403: UNVERIFIED_ADDRESS,
+          },
         },
       })
       .input(z.strictObject({ name: KeyNameSchema }))
@@ -496,7 +502,10 @@ export const app_router = t.router({
           protect: true,
           tags: ADMIN_TAGS,
           summary: "Generate an API key for an account; shown once",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            403: UNVERIFIED_ADDRESS,
+          },
         },
       })
       .input(CreateKeySchema)

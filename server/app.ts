@@ -20,6 +20,7 @@ import {
 import { type BodyLimits, read_body_bytes, read_json_body } from "./body.ts";
 import type { Metrics } from "./metrics.ts";
 import { build_openapi_document } from "./openapi.ts";
+import { create_docs } from "./docs/mod.ts";
 
 /** What the HTTP layer needs. */
 export interface AppOptions {
@@ -151,6 +152,7 @@ function route_template(path: string): string {
     const fixed of [
       "/generate",
       "/openapi.json",
+      "/docs",
       "/healthz",
       "/readyz",
       "/metrics",
@@ -159,6 +161,7 @@ function route_template(path: string): string {
   ) {
     if (path === fixed) return fixed;
   }
+  if (path.startsWith("/docs/")) return "/docs";
   if (path.startsWith("/admin/")) return "/admin";
   if (path.startsWith("/account/")) return "/account";
   if (path.startsWith("/dashboard") || path.startsWith("/assets/")) {
@@ -205,6 +208,7 @@ export function create_app(options: AppOptions): Handler {
     max_bytes: options.max_body_bytes ?? 1024 * 1024,
     timeout_ms: options.body_timeout_ms ?? 30_000,
   };
+  const serve_docs = create_docs();
   const openapi_document = build_openapi_document();
   const openapi_body = JSON.stringify(openapi_document);
   const path_methods = method_table(openapi_document);
@@ -469,6 +473,10 @@ export function create_app(options: AppOptions): Handler {
           headers: { "Retry-After": "5" },
         });
       }
+    }
+    if (path === "/docs" || path.startsWith("/docs/")) {
+      const docs = await serve_docs(request, url);
+      if (docs) return docs;
     }
     const page = await options.serve_dashboard?.(request, url);
     if (page) return page;

@@ -225,7 +225,7 @@ export function create_services(
     if (await store.is_email_verified(database, account_id)) return;
     throw new ApiError(
       "forbidden",
-      "Confirm your e-mail address before creating a live API key: open the link in the mail we sent when you signed up (or ask for a new one on the API Keys page)",
+      "Confirm your e-mail address before creating a live API key: open the link in the mail we sent when you signed up (a password reset link also confirms it)",
     );
   }
 

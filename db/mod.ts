@@ -89,6 +89,17 @@ export {
   release_idempotency_key,
 } from "./idempotency.ts";
 export {
+  create_account_token,
+  type CreateAccountTokenInput,
+  delete_account_sessions,
+  delete_account_tokens,
+  is_email_verified,
+  prune_account_tokens,
+  set_email_verified,
+  use_account_token,
+  type UsedAccountToken,
+} from "./account_tokens.ts";
+export {
   create_session,
   type CreatedSession,
   delete_session,

@@ -1,10 +1,12 @@
 /**
  * Periodic clean-up of rows that only matter for a while: rate-limit windows
  * (a row per account and minute), idempotency receipts of past months,
- * `Idempotency-Key`s older than 24 hours and expired dashboard sessions. Safe to run on every instance at once.
+ * `Idempotency-Key`s older than 24 hours, expired dashboard sessions and
+ * mailed tokens. Safe to run on every instance at once.
  */
 import {
   type Database,
+  prune_account_tokens,
   prune_idempotency_keys,
   prune_rate_limit_windows,
   prune_receipts,
@@ -26,6 +28,8 @@ export interface HousekeepingResult {
   idempotency_keys: number;
   sessions: number;
   stripe_events: number;
+  /** Expired password-reset and verification tokens. */
+  account_tokens: number;
 }
 
 /** Deletes what is no longer needed at `now`. */
@@ -51,6 +55,7 @@ export async function run_housekeeping(
       database,
       new Date(now.getTime() - STRIPE_EVENT_RETENTION_MS),
     ),
+    account_tokens: await prune_account_tokens(database, now),
   };
 }
 

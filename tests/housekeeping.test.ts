@@ -3,15 +3,17 @@ import { open_test_database } from "./helpers/test_database.ts";
 import {
   claim_idempotency_key,
   create_account,
+  create_account_token,
   create_session,
   get_session,
   hit_rate_limit,
   record_stripe_event,
   reserve_generation,
+  use_account_token,
 } from "../db/mod.ts";
 import { run_housekeeping } from "../server/housekeeping.ts";
 
-Deno.test("housekeeping removes old rate windows, past months' receipts, day-old Idempotency-Keys, expired sessions and month-old Stripe event ids only", async () => {
+Deno.test("housekeeping removes old rate windows, past months' receipts, day-old Idempotency-Keys, expired sessions, expired mailed tokens and month-old Stripe event ids only", async () => {
   const { database, close } = await open_test_database();
   try {
     const now = new Date("2026-11-23T12:00:00Z");
@@ -71,6 +73,20 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
       });
     await claim("day-old", new Date("2026-11-22T11:59:00Z"));
     await claim("recent", new Date("2026-11-22T12:01:00Z"));
+    const token_input = {
+      account_id: account.id,
+      email: account.email,
+      purpose: "password_reset" as const,
+      ttl_seconds: 3600,
+    };
+    await create_account_token(database, {
+      ...token_input,
+      now: new Date("2026-11-23T10:30:00Z"),
+    });
+    const live_token = await create_account_token(database, {
+      ...token_input,
+      now,
+    });
 
     const removed = await run_housekeeping(database, now);
     assertEquals(removed, {
@@ -79,7 +95,17 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
       idempotency_keys: 1,
       sessions: 1,
       stripe_events: 1,
+      account_tokens: 1,
     });
+    // The unexpired reset token still works (once).
+    assertEquals(
+      (await use_account_token(database, {
+        token: live_token,
+        purpose: "password_reset",
+        now,
+      }))?.account_id,
+      account.id,
+    );
     // A redelivery of the recent event is still recognised; the old id is gone.
     assertEquals(
       await record_stripe_event(database, { id: "evt_recent", type: "x" }),

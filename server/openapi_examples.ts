@@ -54,6 +54,7 @@ const USAGE = {
   remaining: 958,
   resets_at: "2026-12-01T00:00:00.000Z",
   daily: [{ day: "2026-11-22", count: 17 }, { day: "2026-11-23", count: 25 }],
+  test_calls: 12,
 };
 
 const API_KEY = {
@@ -61,6 +62,7 @@ const API_KEY = {
   name: "Production server",
   prefix: "ink_live_Xk3f",
   status: "active",
+  mode: "live",
   created_at: "2026-11-01T09:30:00.000Z",
   last_used_at: "2026-11-23T08:12:44.000Z",
   revoked_at: null,
@@ -85,6 +87,7 @@ const CREATED_KEY = {
   id: KEY_ID,
   name: "Production server",
   prefix: "ink_live_Xk3f",
+  mode: "live",
   key: "ink_live_Xk3fQ9vB2mN7pL4sT8wY1zA6cE0gH5jK3nR9uV2xZ7bD",
   created_at: "2026-11-23T09:00:00.000Z",
 };
@@ -223,12 +226,18 @@ export const ERROR_EXAMPLES: Record<string, unknown> = {
     "request_timeout",
     "The request body did not arrive within 30 s",
   ),
-  "409": error_body("conflict", "An account with this e-mail already exists"),
+  "409": error_body(
+    "idempotency_in_progress",
+    "The first request with this Idempotency-Key is still running; retry in a moment",
+  ),
   "415": error_body(
     "unsupported_media_type",
     "Content-Type must be application/json",
   ),
-  "422": error_body("invalid_request", "The request cannot be processed"),
+  "422": error_body(
+    "idempotency_key_reused",
+    "This Idempotency-Key was already used with a different request body; use a new key for a new request",
+  ),
   "413": error_body(
     "payload_too_large",
     "The request body is larger than 1048576 bytes",

@@ -72,6 +72,12 @@ Deno.test("sign-up mails a verification link; live keys need a verified address"
     });
     assertEquals(refused.status, 403);
     assertMatch((await refused.json()).error.message, /Confirm your e-mail/);
+    // Test keys need no confirmed address (issue 12).
+    const test_key = await server.admin(`/admin/accounts/${account_id}/keys`, {
+      body: { name: "CI", mode: "test" },
+    });
+    assertEquals(test_key.status, 201);
+    assertMatch((await test_key.json()).key, /^ink_test_/);
 
     const page = await fetch(link);
     assertEquals(page.status, 200);

@@ -2,6 +2,12 @@
  * The invoice request: the single source of truth for validation, types,
  * tRPC input and the OpenAPI document.
  */
+import {
+  ElectronicAddressSchema,
+  format_problems,
+  type InvoiceFormat,
+  InvoiceFormatSchema,
+} from "./einvoice.ts";
 import { z } from "zod";
 import {
   decimal_from_number,
@@ -20,9 +26,11 @@ import type {
   TaxCategory,
 } from "./invoice_types.ts";
 import { bic_problem, iban_problem, normalize_iban } from "./bank.ts";
+import { currency_minor_units } from "./currencies.ts";
 import { ImageError, LOGO_LIMITS, validate_logo } from "./images.ts";
 import { supported_locale, SUPPORTED_LOCALES } from "./locales.ts";
 import {
+  divide_rounded,
   EXEMPT_CATEGORIES,
   format_rate,
   group_key,
@@ -170,7 +178,14 @@ export const PartySchema = z.strictObject({
   phone: z.string().trim().regex(
     /^\+?[0-9 ()./-]{3,40}$/,
     "must be a phone number of digits, spaces and + ( ) . / -",
-  ).optional().describe("Phone number."),
+  ).optional().describe("Phone number (seller contact BT-42 in e-invoices)."),
+  contact_name: optional_text(
+    INVOICE_LIMITS.name,
+    "Contact person (seller contact BT-41 / buyer contact BT-56 in e-invoices).",
+  ),
+  electronic_address: ElectronicAddressSchema.optional().describe(
+    "Electronic address where the party receives e-invoices (BT-34 / BT-49).",
+  ),
 }).meta({ id: "Party" });
 
 const TaxCategorySchema = z.enum(["S", "Z", "E", "AE", "K", "G", "O"])
@@ -223,6 +238,14 @@ export const LineItemSchema = z.strictObject({
   ).optional().describe(
     "UN/ECE Recommendation 20 unit code (HUR hour, DAY day, C62 piece, …), printed as a word.",
   ),
+  item_id: optional_text(
+    INVOICE_LIMITS.reference,
+    "The seller's identifier of the item, e.g. an article number (BT-155 in e-invoices).",
+  ),
+  buyer_item_id: optional_text(
+    INVOICE_LIMITS.reference,
+    "The buyer's identifier of the item (BT-156 in e-invoices).",
+  ),
 }).meta({ id: "LineItem" });
 
 /** A document-level discount or charge: a fixed amount or a percent of the line subtotal. */
@@ -270,11 +293,25 @@ const RawInvoiceSchema = z.strictObject({
   due_date: calendar_date.describe(
     "Payment due date, YYYY-MM-DD, not before `date`.",
   ),
-  currency: z.string().regex(
-    /^[A-Z]{3}$/,
+  currency: z.string().trim().regex(
+    /^[A-Za-z]{3}$/,
     "must be a 3-letter ISO 4217 code like EUR",
-  )
-    .optional().describe("Optional ISO 4217 currency code shown with amounts."),
+  ).transform((code) => code.toUpperCase()).check(
+    z.superRefine((code, ctx) => {
+      if (currency_minor_units(code) === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be an ISO 4217 currency code in use like EUR (got ${
+            JSON.stringify(code)
+          })`,
+        });
+      }
+    }),
+  ).optional().describe(
+    "Optional ISO 4217 currency code shown with amounts; lower case is accepted. " +
+      "Amounts respect its minor unit: JPY, KRW and other currencies without " +
+      "one take whole numbers only.",
+  ),
   sender: PartySchema.describe("The issuing party."),
   bill_to: PartySchema.optional().describe(
     "The billed party (required). Alias: `recipient`.",
@@ -358,7 +395,42 @@ const RawInvoiceSchema = z.strictObject({
   expected_tax_total: cents_amount.optional().describe(
     "Your own tax total; a different computed tax total is a 400 with both figures.",
   ),
+  delivery_date: calendar_date.optional().describe(
+    "When the goods or services were delivered, YYYY-MM-DD (BT-72 in e-invoices).",
+  ),
+  billing_period: z.strictObject({
+    start: calendar_date.describe("First day, YYYY-MM-DD (BT-73)."),
+    end: calendar_date.describe(
+      "Last day, YYYY-MM-DD, not before `start` (BT-74).",
+    ),
+  }).optional().describe(
+    "The period the invoice covers (BG-14 in e-invoices).",
+  ),
 });
+
+/**
+ * The body of `POST /generate` and `invoice.generate`: an invoice request
+ * and the output `format`. A format that needs fields the request lacks
+ * (see `format_problems`) is refused, listing every missing field.
+ */
+export const GenerateRequestSchema = RawInvoiceSchema.extend({
+  format: InvoiceFormatSchema.optional(),
+})
+  .check(z.superRefine(check_aliases, { when: () => true }))
+  .superRefine(check_invoice)
+  .transform(({ format, ...request }) => ({
+    format: format ?? ("pdf" as InvoiceFormat),
+    invoice: normalize_invoice(request),
+  }))
+  .superRefine(({ format, invoice }, ctx) => {
+    for (const problem of format_problems(invoice, format)) {
+      ctx.addIssue({ code: "custom", ...problem });
+    }
+  })
+  .meta({ id: "GenerateRequest" });
+
+/** The body of `POST /generate` as the client sends it. */
+export type GenerateRequest = z.input<typeof GenerateRequestSchema>;
 
 /** The invoice request body of `POST /generate`. */
 export const InvoiceRequestSchema = RawInvoiceSchema
@@ -462,6 +534,9 @@ function compute(value: ParsedRequest): Computation {
   const cached = computations.get(value);
   if (cached) return cached;
   const problems: Problem[] = [];
+  const minor_units = value.currency === undefined
+    ? 2
+    : currency_minor_units(value.currency) ?? 2;
   const items_key = value.items !== undefined ? "items" : "line_items";
   const items = value.items ?? value.line_items ?? [];
   const has_tax = any_tax_given(value);
@@ -527,7 +602,10 @@ function compute(value: ParsedRequest): Computation {
         });
       }
       const cents = entry.percent !== undefined
-        ? percent_of(subtotal, decimal_from_number(entry.percent))
+        ? in_minor_units(
+          percent_of(subtotal, decimal_from_number(entry.percent)),
+          minor_units,
+        )
         : to_cents(entry.amount ?? 0);
       total += cents;
       let tax: ResolvedTax | undefined;
@@ -645,7 +723,10 @@ function compute(value: ParsedRequest): Computation {
   for (const [key, tax] of ordered) {
     const taxable = (group_lines.get(key) ?? 0n) +
       (group_adjustments.get(key) ?? 0n);
-    const tax_amount = percent_of(taxable, tax.rate);
+    const tax_amount = in_minor_units(
+      percent_of(taxable, tax.rate),
+      minor_units,
+    );
     tax_total += tax_amount;
     breakdown.push({
       category: tax.category,
@@ -763,6 +844,43 @@ function is_https_url(text: string): boolean {
   }
 }
 
+/**
+ * Rounds an amount in cents to the currency's minor unit (whole yen for JPY),
+ * half away from zero. Currencies with 2 or more digits keep cents.
+ */
+function in_minor_units(cents: bigint, minor_units: number): bigint {
+  if (minor_units >= 2) return cents;
+  const step = 10n ** BigInt(2 - minor_units);
+  return divide_rounded(cents, step) * step;
+}
+
+/** Paths of money fields with decimals in a currency without a minor unit. */
+function fractional_amounts(
+  value: ParsedRequest,
+  items_key: "items" | "line_items",
+): (string | number)[][] {
+  if (value.currency === undefined) return [];
+  if (currency_minor_units(value.currency) !== 0) return [];
+  const paths: (string | number)[][] = [];
+  const check = (path: (string | number)[], amount: number | undefined) => {
+    if (amount !== undefined && !Number.isInteger(amount)) paths.push(path);
+  };
+  (value.items ?? value.line_items ?? []).forEach((item, index) => {
+    check([items_key, index, "rate"], item.rate);
+    check([items_key, index, "unit_price"], item.unit_price);
+    check([items_key, index, "amount"], item.amount);
+  });
+  for (const field of ["discounts", "charges"] as const) {
+    (value[field] ?? []).forEach((entry, index) => {
+      check([field, index, "amount"], entry.amount);
+    });
+  }
+  check(["amount_paid"], value.amount_paid);
+  check(["expected_total"], value.expected_total);
+  check(["expected_tax_total"], value.expected_tax_total);
+  return paths;
+}
+
 function check_invoice(value: ParsedRequest, ctx: z.RefinementCtx): void {
   if (is_calendar_date(value.date) && value.due_date < value.date) {
     ctx.addIssue({
@@ -771,9 +889,25 @@ function check_invoice(value: ParsedRequest, ctx: z.RefinementCtx): void {
       message: `must not be before date (${value.date})`,
     });
   }
+  const period = value.billing_period;
+  if (period !== undefined && period.end < period.start) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["billing_period", "end"],
+      message: `must not be before start (${period.start})`,
+    });
+  }
   const items_key = value.items !== undefined ? "items" : "line_items";
   const items = value.items ?? value.line_items ?? [];
   let amounts_valid = true;
+  for (const path of fractional_amounts(value, items_key)) {
+    amounts_valid = false;
+    ctx.addIssue({
+      code: "custom",
+      path,
+      message: `must be a whole number: ${value.currency} has no minor unit`,
+    });
+  }
   items.forEach((item, index) => {
     const rate = item.rate ?? item.unit_price;
     if (
@@ -829,6 +963,8 @@ function normalize_invoice(value: ParsedRequest): Invoice {
     rate: format_decimal((item.rate ?? item.unit_price) as number),
     amount: format_cents(to_cents(item.amount)),
     ...(item.unit ? { unit: item.unit } : {}),
+    ...(item.item_id ? { item_id: item.item_id } : {}),
+    ...(item.buyer_item_id ? { buyer_item_id: item.buyer_item_id } : {}),
     ...tax_fields(computed.line_taxes[index]),
   }));
   const adjusted = computed.discounts.length > 0 || computed.charges.length > 0;
@@ -900,6 +1036,8 @@ function normalize_invoice(value: ParsedRequest): Invoice {
     ...optional("payment_terms", value.payment_terms, value.payment_terms),
     ...optional("payment", value.payment, strip_undefined(value.payment ?? {})),
     ...optional("logo", computed.logo, computed.logo),
+    ...optional("delivery_date", value.delivery_date, value.delivery_date),
+    ...optional("billing_period", value.billing_period, value.billing_period),
   };
   return invoice;
 }

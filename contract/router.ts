@@ -25,10 +25,15 @@ import {
   ChangePlanSchema,
 } from "./billing.ts";
 import {
+  EmailVerifiedSchema,
+  PasswordResetRequestedSchema,
+  RequestPasswordResetSchema,
+  ResetPasswordSchema,
   SessionStateSchema,
   SignedInSchema,
   SignInSchema,
   SignUpSchema,
+  VerifyEmailSchema,
 } from "./auth.ts";
 import type {
   Principal,
@@ -37,7 +42,11 @@ import type {
   SessionControl,
 } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { type Invoice, InvoiceRequestSchema } from "./invoice.ts";
+import {
+  GenerateRequestSchema,
+  type Invoice,
+  InvoiceRequestSchema,
+} from "./invoice.ts";
 import { negotiate_locale } from "./locales.ts";
 import { to_api_error, to_trpc_error } from "./trpc_errors.ts";
 
@@ -125,6 +134,9 @@ const ERROR_RESPONSES = {
   503: "Temporarily unavailable (`unavailable`); retry after `Retry-After`.",
 };
 
+const UNVERIFIED_ADDRESS =
+  "The account's e-mail address is not confirmed yet (`forbidden`); live keys need a confirmed address.";
+
 function pick_errors(codes: (keyof typeof ERROR_RESPONSES)[]) {
   return Object.fromEntries(codes.map((code) => [code, ERROR_RESPONSES[code]]));
 }
@@ -180,7 +192,10 @@ export const app_router = t.router({
       .output(SignedInSchema)
       .mutation(async ({ ctx, input }) => {
         const control = session_control_of(ctx);
-        const account = await ctx.services.sign_up(input);
+        const account = await ctx.services.sign_up({
+          ...input,
+          origin: ctx.origin,
+        });
         await control.start(account.id);
         ctx.response.account_id = account.id;
         return { account };
@@ -198,6 +213,45 @@ export const app_router = t.router({
         ctx.response.account_id = account.id;
         return { account };
       }),
+    request_password_reset: base
+      .input(RequestPasswordResetSchema)
+      .output(PasswordResetRequestedSchema)
+      .mutation(async ({ ctx, input }) => {
+        await ctx.services.request_password_reset(
+          {
+            email: input.email,
+            client_address: ctx.client_address,
+            origin: ctx.origin,
+          },
+          ctx.response,
+        );
+        return {
+          requested: true as const,
+          message:
+            "If an account uses this address, a link to choose a new password is on its way. It works once, for one hour.",
+        };
+      }),
+    reset_password: base
+      .input(ResetPasswordSchema)
+      .output(SignedInSchema)
+      .mutation(async ({ ctx, input }) => {
+        // The request carried a token: no cache may keep the answer.
+        ctx.response.headers.set("Cache-Control", "no-store");
+        const control = session_control_of(ctx);
+        const account = await ctx.services.reset_password(input);
+        await control.start(account.id);
+        ctx.response.account_id = account.id;
+        return { account };
+      }),
+    verify_email: base
+      .input(VerifyEmailSchema)
+      .output(EmailVerifiedSchema)
+      .mutation(async ({ ctx, input }) => {
+        ctx.response.headers.set("Cache-Control", "no-store");
+        const account = await ctx.services.verify_email(input);
+        ctx.response.account_id = account.id;
+        return { verified: true as const, email: account.email };
+      }),
     sign_out: base
       .input(z.void())
       .output(z.object({ signed_out: z.literal(true) }))
@@ -214,21 +268,25 @@ export const app_router = t.router({
           path: "/generate",
           protect: true,
           tags: ["invoices"],
-          summary: "Generate an invoice PDF",
+          summary: "Generate an invoice PDF or e-invoice",
           description:
-            "Turns invoice JSON into a PDF, streamed back as `application/pdf`. Nothing is stored. " +
-            "An identical retry in the same month returns the same PDF and is not charged again.",
-          successDescription: "The PDF.",
+            "Turns invoice JSON into a PDF, streamed back as `application/pdf`, or with `format` into an " +
+            "e-invoice: Factur-X (PDF/A-3 with CII XML inside), XRechnung 3.0 (CII or UBL), Peppol BIS UBL or " +
+            "EN 16931 CII (`application/xml`). Nothing is stored. An identical retry (format included) in the " +
+            "same month returns the same document and is not charged again. A format that needs fields the " +
+            "request lacks is a 400 listing every missing field with its business term.",
+          successDescription: "The PDF or XML.",
           errorResponses: pick_errors([400, 401, 403, 408, 413, 429, 500, 503]),
         },
       })
-      .input(InvoiceRequestSchema)
+      .input(GenerateRequestSchema)
       .output(GeneratedPdfSchema)
       .mutation(async ({ ctx, input }) => {
         const pdf = await ctx.services.generate_invoice(
           ctx.principal,
-          with_negotiated_locale(input, ctx),
+          with_negotiated_locale(input.invoice, ctx),
           ctx.response,
+          { format: input.format },
         );
         if (ctx.binary_pdf) ctx.response.pdf = pdf.bytes;
         return {
@@ -291,7 +349,10 @@ export const app_router = t.router({
           tags: ACCOUNT_TAGS,
           summary: "Generate a new API key; the full key is shown once",
           successDescription: "The new key, including its full value.",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            403: UNVERIFIED_ADDRESS,
+          },
         },
       })
       .input(z.strictObject({ name: KeyNameSchema }))
@@ -449,7 +510,10 @@ export const app_router = t.router({
           protect: true,
           tags: ADMIN_TAGS,
           summary: "Generate an API key for an account; shown once",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            403: UNVERIFIED_ADDRESS,
+          },
         },
       })
       .input(CreateKeySchema)

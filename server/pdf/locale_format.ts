@@ -95,7 +95,11 @@ function legacy_formats(currency: string | undefined): Formats {
   };
 }
 
-function intl_formats(locale: string, currency: string | undefined): Formats {
+function intl_formats(tag: string, currency: string | undefined): Formats {
+  // Arabic locales print amounts with Western digits (as ar-AE does by
+  // default), so they read as numbers everywhere, e-invoice matching
+  // included.
+  const locale = /^ar(-|$)/.test(tag) ? `${tag}-u-nu-latn` : tag;
   const money = currency === undefined
     ? decimal_formatter(locale, {
       minimumFractionDigits: 2,

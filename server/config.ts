@@ -275,16 +275,13 @@ export function load_config(
       `SUPPORT_EMAIL must be an e-mail address, got "${support_email}"`,
     );
   }
-<<<<<<< HEAD
   const metrics_token = get("METRICS_TOKEN")?.trim();
   if (metrics_token !== undefined && metrics_token.length < 16) {
     throw new ConfigError(
       "METRICS_TOKEN must be at least 16 characters (use a long random value)",
     );
   }
-=======
   const smtp_url = parse_smtp_url(get("SMTP_URL"));
->>>>>>> main
   const admin_token = get("ADMIN_TOKEN");
   if (admin_token !== undefined && admin_token.length < 16) {
     throw new ConfigError(
@@ -340,11 +337,8 @@ export function load_config(
         15_000,
     stripe: parse_stripe(get),
     public_url: parse_public_url(get("PUBLIC_URL")),
-<<<<<<< HEAD
     metrics_token,
-=======
     smtp_url,
     mail_from: parse_mail_from(get("MAIL_FROM"), smtp_url),
->>>>>>> main
   };
 }

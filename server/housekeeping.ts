@@ -15,8 +15,8 @@ import { month_of } from "./services.ts";
 /** Stripe retries a webhook for up to 3 days; event ids are kept well past that. */
 const STRIPE_EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Rate-limit windows are kept this long (the longest window is 15 minutes). */
-const RATE_WINDOW_RETENTION_MS = 60 * 60 * 1000;
+/** Rate-limit windows are kept this long (the longest window is a day). */
+const RATE_WINDOW_RETENTION_MS = 25 * 60 * 60 * 1000;
 
 /** What one clean-up removed. */
 export interface HousekeepingResult {

@@ -21,6 +21,7 @@ interface Job {
   invoice: Invoice;
   format?: InvoiceFormat;
   test?: boolean;
+  preview?: boolean;
   timeout_ms: number;
   resolve: (bytes: Uint8Array) => void;
   reject: (error: unknown) => void;
@@ -67,8 +68,12 @@ export class RenderPool {
    */
   render(
     invoice: Invoice,
-    options: { timeout_ms?: number; format?: InvoiceFormat; test?: boolean } =
-      {},
+    options: {
+      timeout_ms?: number;
+      format?: InvoiceFormat;
+      test?: boolean;
+      preview?: boolean;
+    } = {},
   ): Promise<Uint8Array> {
     if (this.#closed) {
       return Promise.reject(
@@ -92,6 +97,7 @@ export class RenderPool {
       invoice,
       format: options.format,
       test: options.test,
+      preview: options.preview,
       timeout_ms: options.timeout_ms ?? this.#options.timeout_ms,
       resolve,
       reject,
@@ -168,6 +174,7 @@ export class RenderPool {
           invoice: job.invoice,
           format: job.format,
           test: job.test,
+          preview: job.preview,
         } satisfies RenderRequest,
       );
     }

@@ -11,8 +11,10 @@ export interface RenderRequest {
   invoice: Invoice;
   /** Output format; absent: the PDF. */
   format?: InvoiceFormat;
-  /** Output of a test key (marked as test in e-invoices). */
+  /** Output of a test key (marked as test). */
   test?: boolean;
+  /** A free dashboard preview (marked as preview). */
+  preview?: boolean;
 }
 
 /** A worker's answer. */
@@ -35,11 +37,14 @@ if (
   const { load_invoice_fonts } = await import("./pdf/mod.ts");
   const { render_invoice_document } = await import("./einvoice/mod.ts");
   load_invoice_fonts();
-  const handle = ({ id, invoice, format, test }: RenderRequest): void => {
+  const handle = (
+    { id, invoice, format, test, preview }: RenderRequest,
+  ): void => {
     try {
       const { bytes } = render_invoice_document(invoice as never, {
         format: format ?? "pdf",
         test,
+        preview,
       });
       self.postMessage({ id, ok: true, bytes } satisfies RenderReply, [
         bytes.buffer as ArrayBuffer,

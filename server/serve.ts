@@ -62,6 +62,7 @@ export async function start_server(
           render_invoice_document(invoice as never, {
             format: render?.format ?? "pdf",
             test: render?.test,
+            preview: render?.preview,
           }).bytes,
         ));
   const metrics = new Metrics();

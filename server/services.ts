@@ -24,6 +24,8 @@ import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
 export interface RenderOptions {
   format?: InvoiceFormat;
   test?: boolean;
+  /** A free dashboard preview: marked PREVIEW on every page. */
+  preview?: boolean;
 }
 
 /** Renders a validated invoice to PDF (or e-invoice) bytes. */
@@ -59,9 +61,10 @@ const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 const NO_EARLY_RENDER_AFTER_EXHAUSTED_MS = 60_000;
 // Bound on that memory; past it, it is forgotten (only costs early renders).
 const EXHAUSTED_MEMORY_LIMIT = 10_000;
-const RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
 /** Free previews (dashboard "Try it") an account may render a minute. */
 export const PREVIEWS_PER_MINUTE = 30;
+/** Free previews an account may render a day (UTC). */
+export const PREVIEWS_PER_DAY = 200;
 
 /** Runs a database operation; an outage becomes a 503 `unavailable`. */
 export async function with_database<T>(
@@ -422,24 +425,40 @@ export function create_services(
 
     preview_invoice(principal: Principal, invoice: Invoice) {
       return with_database(async () => {
-        // Previews are free, so they get their own per-account limit.
-        const { count } = await store.hit_rate_limit(database, {
-          bucket: `preview:${principal.account.id}`,
-          now: now(),
-          window_seconds: 60,
-        });
-        if (count > PREVIEWS_PER_MINUTE) {
+        // Previews are free, so they are marked on every page, refused to
+        // inactive subscriptions, and limited per minute and per day.
+        const account = await require_account(principal.account.id);
+        if (account.subscription_status !== "active") {
           throw new ApiError(
-            "rate_limited",
-            `Previews are limited to ${PREVIEWS_PER_MINUTE} a minute; wait 60 seconds before retrying`,
-            {
-              headers: {
-                "Retry-After": String(RATE_LIMIT_RETRY_AFTER_SECONDS),
-              },
-            },
+            "subscription_inactive",
+            "Previews need an active subscription; reactivate it to try invoices",
           );
         }
-        return await render(invoice);
+        const at = now();
+        for (
+          const limit of [
+            { per: "minute", seconds: 60, max: PREVIEWS_PER_MINUTE },
+            { per: "day", seconds: 86_400, max: PREVIEWS_PER_DAY },
+          ] as const
+        ) {
+          const hit = await store.hit_rate_limit(database, {
+            bucket: `preview-${limit.per}:${account.id}`,
+            now: at,
+            window_seconds: limit.seconds,
+          });
+          if (hit.count > limit.max) {
+            const wait = Math.max(
+              1,
+              Math.ceil((hit.reset_at.getTime() - at.getTime()) / 1000),
+            );
+            throw new ApiError(
+              "rate_limited",
+              `Previews are limited to ${limit.max} a ${limit.per}; try again in ${wait} seconds`,
+              { headers: { "Retry-After": String(wait) } },
+            );
+          }
+        }
+        return await render(invoice, { preview: true });
       });
     },
 

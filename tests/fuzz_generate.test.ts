@@ -46,6 +46,22 @@ function generator(random: () => number) {
       "\u0000\u001f\u007f\ud800",
       "()\\%%EOF endobj",
       "\"'<>&",
+      // Issue 11: every supported script, with lone marks, joiners, bidi
+      // controls and digits in right-to-left text.
+      "汉字简体繁體字",
+      "ひらがなカタカナ漢字ー",
+      "한국어 조선말가",
+      "العربية لا ـً ٌ ١٢٣ 12 ()",
+      "فارسی پچژگ اردو ٹڈڑے\u200c\u200d",
+      "עברית בְּ 12 (א)",
+      "हिन्दी क्षि ्ि ं मराठी",
+      "বাংলা ক্ষ ি",
+      "தமிழ் க்ஷ ்",
+      "ภาษาไทย ่ ้ ั ำ",
+      "Հայերեն",
+      "ქართული",
+      "\u202e\u202d\u2066\u2069\u200f\u200e a ب 1",
+      "ሰላም ខ្មែរ 👨‍👩‍👧 🇵🇱",
     ];
     const alphabet = pick(alphabets);
     let text = "";

@@ -18,7 +18,7 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, expired
       email: "hk@example.com",
       plan: "starter",
     });
-    const old_window = new Date("2026-11-23T10:00:00Z");
+    const old_window = new Date("2026-11-22T10:00:00Z"); // 26 hours before
     const window = { bucket: "account:hk", window_seconds: 60 };
     await hit_rate_limit(database, { ...window, now: old_window });
     await hit_rate_limit(database, { ...window, now });

@@ -17,6 +17,7 @@ import {
   UNIT_CODES,
 } from "../server/pdf/locales.ts";
 import { formats_for } from "../server/pdf/locale_format.ts";
+import { SUPPORTED_LOCALES } from "../contract/locales.ts";
 
 /** The locales issue 9 asks for, at least. */
 const REQUIRED_LOCALES = [
@@ -164,6 +165,8 @@ function placeholders(template: string): string[] {
 
 Deno.test("every required locale is supported, every locale has every label and unit", () => {
   assertEquals([...RENDERER_LOCALES].sort(), [...REQUIRED_LOCALES].sort());
+  // The renderer has words for exactly the locales the contract accepts.
+  assertEquals([...RENDERER_LOCALES].sort(), [...SUPPORTED_LOCALES].sort());
   const reference = LOCALE_TEXTS["en-US"];
   const keys = Object.keys(reference.labels) as LabelKey[];
   assert(keys.length >= 50, "the label table has the labels of issue 9");

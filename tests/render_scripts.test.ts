@@ -283,3 +283,95 @@ Deno.test("line breaking: CJK between characters, Thai between words, never insi
     assert(!/^[\u093e-\u094d\u0902\u0903]/.test(line), line);
   }
 });
+
+const ARTIFACTS = new URL("./artifacts/scripts/", import.meta.url);
+
+/** Invoices a person should look at: Japanese, Arabic, Hindi and Thai. */
+export function artifact_invoices(): Record<string, Invoice> {
+  const base = full_invoice();
+  const make = (
+    fields: {
+      sender: string;
+      address: string;
+      bill_to: string;
+      items: string[];
+      notes: string;
+      locale?: string;
+    },
+  ): Invoice =>
+    InvoiceRequestSchema.parse({
+      ...base,
+      ...(fields.locale === undefined ? {} : { locale: fields.locale }),
+      sender: { ...base.sender, name: fields.sender, address: fields.address },
+      bill_to: { ...base.bill_to, name: fields.bill_to },
+      items: fields.items.map((description, i) => ({
+        description,
+        quantity: i + 1,
+        rate: 1250.5,
+        amount: (i + 1) * 1250.5,
+      })),
+      notes: fields.notes,
+    });
+  return {
+    japanese: make({
+      sender: "山田太郎デザイン事務所",
+      address: "東京都千代田区丸の内1-2-3",
+      bill_to: "株式会社さくら商事",
+      items: [
+        "ロゴデザイン制作費（ブランドガイドライン含む）。長い説明文は文字の間で改行されます。",
+        "名刺デザイン",
+      ],
+      notes: "お支払いは30日以内に銀行振込でお願いいたします。",
+    }),
+    arabic: make({
+      sender: "شركة النور LLC",
+      address: "شارع الملك فهد 123، الرياض",
+      bill_to: "محمد عبد الله",
+      items: [
+        "تصميم شعار لا إله إلا (مع دليل الهوية) بسعر 1,250.00 ر.س",
+        "استشارات فارسی: می‌خواهم، اردو: ٹیکسی",
+      ],
+      notes: "يرجى الدفع خلال 30 يومًا. شكرًا لكم!",
+    }),
+    hindi: make({
+      sender: "राम कुमार शर्मा",
+      address: "नई दिल्ली मार्ग 12, क्षेत्र",
+      bill_to: "भारतीय सेवा केंद्र",
+      items: [
+        "सॉफ़्टवेयर विकास कि की कु कू के कै क्ष त्र ज्ञ श्र",
+        "हिन्दी और मराठी: महाराष्ट्र",
+      ],
+      notes: "कृपया 30 दिनों के भीतर भुगतान करें। धन्यवाद!",
+    }),
+    thai: make({
+      sender: "บริษัท สยาม จำกัด",
+      address: "ถนนสุขุมวิท กรุงเทพฯ",
+      bill_to: "สมชาย ใจดี",
+      items: ["ค่าบริการที่ปรึกษา ที่ นี่ ปั้น ผู้ ญี่ปุ่น", "เวิร์กช็อปทบทวนการออกแบบสองวัน"],
+      notes: "กรุณาชำระเงินภายใน 30 วัน ขอบคุณครับ",
+    }),
+  };
+}
+
+Deno.test("PNGs of a Japanese, an Arabic, a Hindi and a Thai invoice go to tests/artifacts/scripts/", async () => {
+  await Deno.mkdir(ARTIFACTS, { recursive: true });
+  for (const [name, invoice] of Object.entries(artifact_invoices())) {
+    for (const entry of Deno.readDirSync(ARTIFACTS)) {
+      if (entry.name.startsWith(`${name}-`)) {
+        await Deno.remove(new URL(entry.name, ARTIFACTS));
+      }
+    }
+    const pdf = render_invoice_pdf(invoice);
+    assert((await qpdf_check(pdf)).ok, name);
+    const pdf_path = new URL(`${name}.pdf`, ARTIFACTS).pathname;
+    await Deno.writeFile(pdf_path, pdf);
+    const result = await new Deno.Command("pdftoppm", {
+      args: ["-png", "-r", "110", pdf_path, new URL(name, ARTIFACTS).pathname],
+      stderr: "piped",
+    }).output();
+    assertEquals(result.code, 0, new TextDecoder().decode(result.stderr));
+    const png = await Deno.readFile(new URL(`${name}-1.png`, ARTIFACTS));
+    assertEquals([...png.subarray(1, 4)], [80, 78, 71]); // "PNG"
+    assertGreater(png.length, 10_000);
+  }
+});

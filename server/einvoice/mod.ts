@@ -12,7 +12,7 @@
  * @module
  */
 import type { Invoice } from "./invoice_sketch.ts";
-import { render_invoice_pdf } from "../pdf/mod.ts";
+import { PREVIEW_MARK, render_invoice_pdf, TEST_MARK } from "../pdf/mod.ts";
 import { write_cii } from "./cii.ts";
 import { write_ubl } from "./ubl.ts";
 
@@ -36,8 +36,10 @@ export type DocumentFormat =
 /** Options of {@link render_invoice_document}. */
 export interface DocumentOptions {
   format: DocumentFormat;
-  /** Output of a test key: e-invoices carry a "TEST" note (BT-22). */
+  /** Output of a test key: e-invoices carry a "TEST" note (BT-22), PDFs a TEST mark. */
   test?: boolean;
+  /** A free dashboard preview: PDFs carry a PREVIEW mark on every page. */
+  preview?: boolean;
 }
 
 /** A rendered document. */
@@ -76,9 +78,14 @@ export function render_invoice_document(
   invoice: Invoice,
   options: DocumentOptions,
 ): RenderedDocument {
+  const mark = options.preview
+    ? PREVIEW_MARK
+    : options.test
+    ? TEST_MARK
+    : undefined;
   if (options.format === "pdf") {
     return {
-      bytes: render_invoice_pdf(invoice as never),
+      bytes: render_invoice_pdf(invoice as never, { mark }),
       content_type: "application/pdf",
     };
   }
@@ -87,6 +94,7 @@ export function render_invoice_document(
     return { bytes: xml, content_type: "application/xml; charset=utf-8" };
   }
   const bytes = render_invoice_pdf(invoice as never, {
+    mark,
     pdfa3: {
       attachment: {
         file_name: FACTUR_X_FILE_NAME,

@@ -15,15 +15,7 @@
  */
 
 import type { jsPDF } from "jspdf";
-
-/** A validated logo as the contract normalizes it. */
-export interface InvoiceLogo {
-  mime: "image/png" | "image/jpeg";
-  base64: string;
-  width: number;
-  height: number;
-  sha256: string;
-}
+import type { InvoiceLogo } from "../../contract/invoice_types.ts";
 
 /** jsPDF's processed image: strings of bytes plus dictionary values. */
 interface ProcessedImage {

@@ -11,8 +11,11 @@
  */
 
 export {
+  type PageMark,
+  PREVIEW_MARK,
   render_invoice_pdf,
   type RenderPdfOptions,
+  TEST_MARK,
 } from "./render_invoice_pdf.ts";
 export type { FacturXMetadata, PdfA3Options, PdfAttachment } from "./pdfa.ts";
 export { load_invoice_fonts } from "./fonts.ts";

@@ -23,9 +23,11 @@ import {
   type Styles,
 } from "jspdf-autotable";
 import type {
+  AllowanceCharge,
   Invoice,
   InvoiceLineItem,
   InvoiceParty,
+  TaxCategory,
 } from "../../contract/invoice_types.ts";
 import {
   create_document_with_fonts,
@@ -46,93 +48,42 @@ import {
   unit_name,
 } from "./locales.ts";
 import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
-import { draw_logo, type InvoiceLogo } from "./logo.ts";
+import { draw_logo } from "./logo.ts";
 import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
 
 /** Options of {@link render_invoice_pdf}. */
 export interface RenderPdfOptions {
   /** Make the file PDF/A-3b with this embedded file (Factur-X). */
   pdfa3?: PdfA3Options;
+  /** Mark every page as not valid for accounting (previews, test keys). */
+  mark?: PageMark;
 }
+
+/** A mark on every page saying the document is not a real invoice. */
+export interface PageMark {
+  /** A large diagonal word across each page, e.g. "PREVIEW". */
+  watermark: string;
+  /** A line above each page's footer, e.g. "PREVIEW — not valid for accounting". */
+  footer: string;
+}
+
+/** The mark of the dashboard's free previews. */
+export const PREVIEW_MARK: PageMark = {
+  watermark: "PREVIEW",
+  footer: "PREVIEW \u2014 not valid for accounting",
+};
+
+/** The mark of documents made with a test key. */
+export const TEST_MARK: PageMark = {
+  watermark: "TEST",
+  footer: "Test invoice \u2014 not valid for accounting",
+};
 
 /**
  * Version of the layout. Part of the document /ID hash, so a layout change
  * never produces the same /ID as an older rendering of the same invoice.
  */
 const LAYOUT_VERSION = "invoice-layout-1";
-
-type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
-
-/** Party fields of issue 9 (see /work/wt/invoice_model.md). */
-interface PartyFields {
-  address_lines?: string[];
-  country?: string;
-  tax_id?: string;
-  company_id?: string;
-  phone?: string;
-}
-
-type RenderParty = InvoiceParty & PartyFields;
-
-type RenderItem = InvoiceLineItem & {
-  unit?: string;
-  tax_category?: TaxCategory;
-  tax_rate?: string;
-};
-
-interface AllowanceCharge {
-  description: string;
-  amount: string;
-  percent?: string;
-  tax_category?: TaxCategory;
-  tax_rate?: string;
-}
-
-interface TaxBreakdownRow {
-  category: TaxCategory;
-  rate: string;
-  taxable_amount: string;
-  tax_amount: string;
-  exemption_reason?: string;
-}
-
-interface PaymentDetails {
-  iban?: string;
-  bic?: string;
-  account_name?: string;
-  bank_name?: string;
-  reference?: string;
-  link?: string;
-}
-
-/**
- * The invoice as the renderer reads it: the contract's `Invoice` with the
- * optional fields of issue 9. Every new field is optional here, so invoices
- * without them render exactly as before.
- */
-type RenderInvoice = Omit<Invoice, "sender" | "bill_to" | "items"> & {
-  sender: RenderParty;
-  bill_to: RenderParty;
-  items: RenderItem[];
-  document_type?: "invoice" | "credit_note";
-  preceding_invoice_number?: string;
-  locale?: string;
-  tax_label?: string;
-  tax_exemption_reason?: string;
-  discounts?: AllowanceCharge[];
-  charges?: AllowanceCharge[];
-  has_tax?: boolean;
-  tax_breakdown?: TaxBreakdownRow[];
-  total_without_tax?: string;
-  tax_total?: string;
-  amount_paid?: string;
-  amount_due?: string;
-  purchase_order?: string;
-  buyer_reference?: string;
-  payment_terms?: string;
-  payment?: PaymentDetails;
-  logo?: InvoiceLogo;
-};
 
 type Rgb = [number, number, number];
 
@@ -174,7 +125,7 @@ const QR_SIZE = 86;
  */
 interface Layout {
   doc: jsPDF;
-  invoice: RenderInvoice;
+  invoice: Invoice;
   texts: LocaleTexts;
   labels: Labels;
   /** Printed name of the tax: `tax_label`, else the locale's. */
@@ -192,7 +143,7 @@ interface Layout {
   x(offset: number, width: number): number;
 }
 
-function layout_state(doc: jsPDF, invoice: RenderInvoice): Layout {
+function layout_state(doc: jsPDF, invoice: Invoice): Layout {
   const texts = locale_texts(invoice.locale);
   const currency = invoice.currency ? single_line(invoice.currency) : undefined;
   return {
@@ -215,7 +166,7 @@ function label(layout: Layout, key: keyof Labels): string {
   return fill(layout.labels[key], { tax: layout.tax });
 }
 
-function is_credit_note(invoice: RenderInvoice): boolean {
+function is_credit_note(invoice: Invoice): boolean {
   return invoice.document_type === "credit_note";
 }
 
@@ -252,7 +203,7 @@ export function render_invoice_pdf(
   invoice: Invoice,
   options: RenderPdfOptions = {},
 ): Uint8Array {
-  const input = invoice as unknown as RenderInvoice;
+  const input = invoice;
   const doc = create_document_with_fonts({
     unit: "pt",
     format: "a4",
@@ -272,7 +223,9 @@ export function render_invoice_pdf(
     creator: "Invoice PDF service",
   });
   doc.setCreationDate(pdf_date(input.date));
-  doc.setFileId(document_id(input));
+  const id = document_id(input);
+  // A marked copy is another document than the real invoice.
+  doc.setFileId(options.mark ? marked_id(id, options.mark) : id);
   if (options.pdfa3 !== undefined) make_pdfa3(doc, options.pdfa3);
 
   let y = draw_header(layout);
@@ -286,6 +239,7 @@ export function render_invoice_pdf(
     draw_notes(layout, y + 24);
   }
   draw_footers(layout);
+  if (options.mark) draw_marks(layout, options.mark);
 
   const bytes = new Uint8Array(doc.output("arraybuffer"));
   rethrow_font_errors(doc);
@@ -558,7 +512,7 @@ function header_facts(layout: Layout): [string, string][] {
  * Lines describing a party below its name: e-mail, the address present,
  * country, phone and registration numbers.
  */
-function party_lines(layout: Layout, party: RenderParty): string[] {
+function party_lines(layout: Layout, party: InvoiceParty): string[] {
   const { labels, texts, formats } = layout;
   const lines = [single_line(party.email)];
   const address = party.address_lines ??
@@ -729,7 +683,7 @@ interface ItemColumn {
   minimum: number;
   /** Description is left-aligned and takes the remaining width. */
   numeric: boolean;
-  cell(item: RenderItem): string;
+  cell(item: InvoiceLineItem): string;
 }
 
 function item_columns(layout: Layout): ItemColumn[] {
@@ -1067,7 +1021,7 @@ function draw_tax_breakdown(layout: Layout, start_y: number): number {
   return y;
 }
 
-function has_payment_block(invoice: RenderInvoice): boolean {
+function has_payment_block(invoice: Invoice): boolean {
   const payment = invoice.payment;
   return payment !== undefined &&
     Object.values(payment).some((v) => typeof v === "string" && v !== "");
@@ -1079,7 +1033,7 @@ function group_iban(iban: string): string {
 }
 
 /** The EPC QR payload of the invoice, when it gets one. */
-function invoice_epc_payload(invoice: RenderInvoice): string | undefined {
+function invoice_epc_payload(invoice: Invoice): string | undefined {
   const payment = invoice.payment;
   if (
     payment?.iban === undefined || invoice.currency !== "EUR" ||
@@ -1297,6 +1251,53 @@ function draw_footers(layout: Layout): void {
   }
 }
 
+const MARK_COLOR: Rgb = [214, 64, 64];
+const WATERMARK_COLOR: Rgb = [244, 200, 200];
+const SIZE_WATERMARK = 110;
+
+/**
+ * The "not valid for accounting" mark on every page: a large light diagonal
+ * word across the page and a red line above the footer. Both are real text
+ * (they extract), drawn opaque: PDF/A forbids transparency, and a light
+ * colour keeps the invoice beneath readable.
+ */
+function draw_marks(layout: Layout, mark: PageMark): void {
+  const { doc } = layout;
+  const width = doc.internal.pageSize.getWidth();
+  const height = doc.internal.pageSize.getHeight();
+  const pages = doc.getNumberOfPages();
+  for (let page = 1; page <= pages; page++) {
+    doc.setPage(page);
+    set_text_style(doc, {
+      style: "bold",
+      size: SIZE_WATERMARK,
+      color: WATERMARK_COLOR,
+    });
+    const word = doc.getTextWidth(mark.watermark);
+    // Centred on the page along the 45° diagonal.
+    const offset = word / 2 / Math.SQRT2;
+    doc.text(mark.watermark, width / 2 - offset, height / 2 + offset, {
+      angle: 45,
+    });
+    set_text_style(doc, {
+      style: "bold",
+      size: SIZE_FOOTER,
+      color: MARK_COLOR,
+    });
+    doc.text(
+      mark.footer,
+      width / 2,
+      height - FOOTER_BASELINE_FROM_BOTTOM - SIZE_FOOTER * 1.8,
+      { align: "center" },
+    );
+  }
+}
+
+function marked_id(id: string, mark: PageMark): string {
+  return createHash("sha256").update(`${id}:${mark.watermark}`).digest("hex")
+    .slice(0, 32).toUpperCase();
+}
+
 /** Cuts a single line to `max_width` with an ellipsis (current font and size). */
 function fit_line(
   doc: jsPDF,
@@ -1389,17 +1390,15 @@ function extra_fields(
   return any ? extra : null;
 }
 
+/** `address_lines` is hashed through the address slot above. */
 const LEGACY_PARTY_KEYS = new Set([
   "name",
   "email",
   "address",
+  "address_lines",
   "city",
   "state",
   "zip",
-]);
-const LEGACY_PARTY_KEYS_WITH_LINES = new Set([
-  ...LEGACY_PARTY_KEYS,
-  "address_lines",
 ]);
 const LEGACY_ITEM_KEYS = new Set(["description", "quantity", "rate", "amount"]);
 
@@ -1409,11 +1408,13 @@ const LEGACY_ITEM_KEYS = new Set(["description", "quantity", "rate", "amount"]);
  * the layout version. Fields added after the first layout are appended only
  * when present, so older invoices keep their /ID.
  */
-function document_id(invoice: RenderInvoice): string {
+function document_id(invoice: Invoice): string {
+  // A multi-line address arrives as `address_lines` only; joined, it is
+  // the string the first layout hashed.
   const party = (p: InvoiceParty): (string | null)[] => [
     p.name,
     p.email,
-    p.address ?? null,
+    p.address ?? p.address_lines?.join("\n") ?? null,
     p.city ?? null,
     p.state ?? null,
     p.zip ?? null,
@@ -1433,14 +1434,8 @@ function document_id(invoice: RenderInvoice): string {
   ];
   const extra = extra_fields(invoice, LEGACY_INVOICE_KEYS);
   if (extra?.document_type === "invoice") delete extra.document_type;
-  // `address_lines` restates a one-line `address`: not new content.
   const parties = [invoice.sender, invoice.bill_to].map((p) =>
-    extra_fields(
-      p,
-      p.address !== undefined
-        ? LEGACY_PARTY_KEYS_WITH_LINES
-        : LEGACY_PARTY_KEYS,
-    )
+    extra_fields(p, LEGACY_PARTY_KEYS)
   );
   const items = invoice.items.map((i) => extra_fields(i, LEGACY_ITEM_KEYS));
   const has_extra = (extra !== null && Object.keys(extra).length > 0) ||

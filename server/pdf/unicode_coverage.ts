@@ -1,9 +1,10 @@
 /**
- * Which characters invoice PDFs can show.
+ * Which characters invoice PDFs can show with the Latin invoice font.
  *
- * The embedded font (Noto Sans, subset at build time by `build_fonts.ts`)
+ * The Latin font (Noto Sans, subset at build time by `build_fonts.ts`)
  * keeps exactly the characters of these blocks that Noto Sans Regular and
- * Bold both draw. Any other character in an invoice is shown as
+ * Bold both draw. Other scripts have fonts of their own (`script_fonts.ts`);
+ * a character no font draws is shown as
  * {@link UNSUPPORTED_CHARACTER_PLACEHOLDER}.
  *
  * @module
@@ -61,8 +62,12 @@ export const SUPPORTED_CHARACTERS_DESCRIPTION: string =
   "Latin (Basic Latin, Latin-1, Latin Extended-A, -B and Additional), " +
   "Greek (including polytonic), Cyrillic (including Cyrillic Supplement), " +
   "general punctuation, currency symbols, super/subscripts, letterlike " +
-  "symbols and number forms, as drawn by Noto Sans. Other characters " +
-  "(CJK, emoji, Arabic, Hebrew, Devanagari, …) are rendered as U+FFFD \u201C\uFFFD\u201D.";
+  "symbols and number forms, as drawn by Noto Sans; and, with one Noto " +
+  "font per script, Chinese (GB 2312 and Big5 characters), Japanese " +
+  "(JIS X 0208 and kana), Korean (all modern hangul, KS X 1001 hanja), " +
+  "Arabic (with Persian and Urdu letters), Hebrew, Devanagari, Bengali, " +
+  "Tamil, Thai, Armenian and Georgian. Other characters (emoji, Ethiopic, " +
+  "Khmer, …) are rendered as U+FFFD \u201C\uFFFD\u201D.";
 
 /** Code points in {@link SUPPORTED_UNICODE_RANGES}, in glyph-numbering order. */
 export function supported_range_code_points(): number[] {

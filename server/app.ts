@@ -17,7 +17,12 @@ import {
   type SessionControl,
   to_api_error,
 } from "../contract/mod.ts";
-import { type BodyLimits, read_body_bytes, read_json_body } from "./body.ts";
+import {
+  type BodyLimits,
+  read_body_bytes,
+  read_checked_json,
+  read_json_body,
+} from "./body.ts";
 import type { Metrics } from "./metrics.ts";
 import { build_openapi_document } from "./openapi.ts";
 
@@ -107,6 +112,27 @@ const request_contexts = new WeakMap<Request, ServiceContext>();
 
 // The error code of each error answer, for logs and metrics.
 const error_codes = new WeakMap<Response, string>();
+
+/**
+ * A tRPC batch may not carry `auth.*` calls: each sign-up or sign-in costs a
+ * password hash, and the per-request limits must see every one.
+ */
+function refuse_auth_batches(url: URL): void {
+  if (!url.searchParams.has("batch")) return;
+  let names = url.pathname.slice("/trpc/".length);
+  try {
+    names = decodeURIComponent(names);
+  } catch {
+    // Left encoded: a malformed name is no procedure, auth or otherwise.
+  }
+  const procedures = names.split(",");
+  if (procedures.some((name) => name.trim().startsWith("auth."))) {
+    throw new ApiError(
+      "invalid_request",
+      "auth.* procedures cannot be batched; send each as its own request",
+    );
+  }
+}
 
 function error_response(error: ApiError, headers?: Headers): Response {
   const merged = new Headers(headers);
@@ -243,17 +269,19 @@ export function create_app(options: AppOptions): Handler {
     }
   }
 
-  async function trpc(request: Request): Promise<Response> {
+  async function trpc(request: Request, url: URL): Promise<Response> {
+    refuse_auth_batches(url);
     const ctx = await context_for(request, false);
-    // A fresh Request with the size-checked body; its signal is not the
-    // connection's, which Deno aborts after every response.
-    const bytes = request.body
-      ? await read_body_bytes(request, body_limits)
+    // The same body checks as every JSON entry point; the procedure gets the
+    // checked text in a fresh Request, whose signal is not the connection's
+    // (Deno aborts that one after every response).
+    const body = request.body
+      ? await read_checked_json(request, body_limits, { allow_empty: true })
       : undefined;
     const forwarded = new Request(request.url, {
       method: request.method,
       headers: request.headers,
-      body: bytes as Uint8Array<ArrayBuffer> | undefined,
+      body: body?.text,
     });
     return await fetchRequestHandler({
       endpoint: "/trpc",
@@ -363,7 +391,7 @@ export function create_app(options: AppOptions): Handler {
     if (path === "/generate" || path === "/generate/") {
       return await generate(request);
     }
-    if (path.startsWith("/trpc/")) return await trpc(request);
+    if (path.startsWith("/trpc/")) return await trpc(request, url);
     if (path === "/openapi.json" && request.method === "GET") {
       return new Response(openapi_body, {
         headers: { "Content-Type": "application/json; charset=utf-8" },

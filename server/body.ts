@@ -79,6 +79,12 @@ function too_large(limit: number): ApiError {
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/** A checked JSON body: its text as sent and the parsed value. */
+export interface JsonBody {
+  text: string;
+  value: unknown;
+}
+
 /**
  * Reads and parses a JSON body: wrong content type, invalid UTF-8 and
  * malformed JSON are 400, an oversized body is 413.
@@ -87,9 +93,24 @@ export async function read_json_body(
   request: Request,
   limits: BodyLimits,
 ): Promise<unknown> {
+  return (await read_checked_json(request, limits) as JsonBody).value;
+}
+
+/**
+ * The one JSON body reader of every entry point (`/generate`, `/trpc`, the
+ * REST face): size and time limits, `Content-Encoding`, charset, media type,
+ * strict UTF-8, JSON syntax and duplicate keys. With `allow_empty`, an empty
+ * body is `undefined` (tRPC procedures without input), checked no further.
+ */
+export async function read_checked_json(
+  request: Request,
+  limits: BodyLimits,
+  options: { allow_empty?: boolean } = {},
+): Promise<JsonBody | undefined> {
   const content_type = request.headers.get("content-type") ?? "";
   const media_type = content_type.split(";")[0].trim().toLowerCase();
   const bytes = await read_body_bytes(request, limits);
+  if (options.allow_empty && bytes.length === 0) return undefined;
   const encoding = request.headers.get("content-encoding");
   if (encoding && encoding.trim().toLowerCase() !== "identity") {
     throw new ApiError(
@@ -149,5 +170,5 @@ export async function read_json_body(
       { details: [{ path: duplicate, message: "appears more than once" }] },
     );
   }
-  return value;
+  return { text, value };
 }

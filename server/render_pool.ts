@@ -18,6 +18,8 @@ export interface RenderPoolOptions {
 
 interface Job {
   id: number;
+  /** Whose render this is: the pool shares workers fairly between accounts. */
+  account?: string;
   invoice: Invoice;
   format?: InvoiceFormat;
   test?: boolean;
@@ -35,6 +37,18 @@ interface Slot {
 
 const WORKER_URL = new URL("./render_worker.ts", import.meta.url).href;
 
+/** A render cancelled at its deadline (503; the request is not charged). */
+export class RenderTimeoutError extends ApiError {
+  /** Builds the error for a deadline of `timeout_ms`. */
+  constructor(timeout_ms: number) {
+    super(
+      "unavailable",
+      `Rendering took longer than ${timeout_ms} ms and was cancelled; retry`,
+      { headers: { "Retry-After": "1" } },
+    );
+  }
+}
+
 /** Renders invoices on a fixed set of workers. */
 export class RenderPool {
   readonly #options: RenderPoolOptions;
@@ -42,6 +56,7 @@ export class RenderPool {
   readonly #queue: Job[] = [];
   #next_id = 1;
   #closed = false;
+  #last_account: string | undefined;
 
   /** Starts `size` workers; each prepares its fonts once. */
   constructor(options: RenderPoolOptions) {
@@ -49,6 +64,11 @@ export class RenderPool {
     for (let index = 0; index < options.size; index++) {
       this.#slots.push(this.#spawn());
     }
+  }
+
+  /** Renders of one account that may wait; past it that account gets 429. */
+  get #per_account_queue(): number {
+    return Math.max(4, Math.floor(this.#options.max_queue / 4));
   }
 
   /** Renders waiting for a worker. */
@@ -73,6 +93,8 @@ export class RenderPool {
       format?: InvoiceFormat;
       test?: boolean;
       preview?: boolean;
+      /** The account rendering; its renders share the workers fairly with others'. */
+      account_id?: string;
     } = {},
   ): Promise<Uint8Array> {
     if (this.#closed) {
@@ -91,9 +113,24 @@ export class RenderPool {
         ),
       );
     }
+    const account = options.account_id;
+    if (
+      account !== undefined &&
+      this.#queue.filter((job) => job.account === account).length >=
+        this.#per_account_queue
+    ) {
+      return Promise.reject(
+        new ApiError(
+          "rate_limited",
+          "Too many of this account's renders are waiting; retry in a second",
+          { headers: { "Retry-After": "1" } },
+        ),
+      );
+    }
     const { promise, resolve, reject } = Promise.withResolvers<Uint8Array>();
     this.#queue.push({
       id: this.#next_id++,
+      account,
       invoice,
       format: options.format,
       test: options.test,
@@ -131,7 +168,13 @@ export class RenderPool {
       clearTimeout(slot.timer);
       slot.job = undefined;
       if (reply.ok) job.resolve(reply.bytes);
-      else job.reject(new Error(`render failed: ${reply.message}`));
+      else if (reply.code === "page_limit") {
+        job.reject(
+          new ApiError("invalid_request", reply.message, {
+            details: [{ path: "items", message: reply.message }],
+          }),
+        );
+      } else job.reject(new Error(`render failed: ${reply.message}`));
       this.#dispatch();
     };
     slot.worker.onerror = (event: ErrorEvent) => {
@@ -152,21 +195,45 @@ export class RenderPool {
     this.#dispatch();
   }
 
+  /**
+   * The next job for a free worker: the oldest one of the account with the
+   * fewest renders running, so one account flooding the pool delays
+   * another's invoice by at most the render already in progress.
+   */
+  #next_job(): Job {
+    const running = new Map<string | undefined, number>();
+    for (const slot of this.#slots) {
+      const account = slot.job?.account;
+      if (slot.job) running.set(account, (running.get(account) ?? 0) + 1);
+    }
+    // Fewest running first; among equals, not the account served last
+    // (round robin), else the oldest.
+    let best = -1;
+    let best_rank = Infinity;
+    for (let index = 0; index < this.#queue.length; index++) {
+      const account = this.#queue[index].account;
+      const count = account === undefined ? 0 : running.get(account) ?? 0;
+      const rank = count * 2 +
+        (account !== undefined && account === this.#last_account ? 1 : 0);
+      if (rank < best_rank) {
+        best = index;
+        best_rank = rank;
+        if (rank === 0) break;
+      }
+    }
+    const job = this.#queue.splice(best, 1)[0];
+    this.#last_account = job.account;
+    return job;
+  }
+
   #dispatch(): void {
     for (const slot of this.#slots) {
       if (this.#queue.length === 0) return;
       if (slot.job) continue;
-      const job = this.#queue.shift()!;
+      const job = this.#next_job();
       slot.job = job;
       slot.timer = setTimeout(() => {
-        this.#replace(
-          slot,
-          new ApiError(
-            "unavailable",
-            `Rendering took longer than ${job.timeout_ms} ms and was cancelled; retry`,
-            { headers: { "Retry-After": "1" } },
-          ),
-        );
+        this.#replace(slot, new RenderTimeoutError(job.timeout_ms));
       }, job.timeout_ms);
       slot.worker.postMessage(
         {

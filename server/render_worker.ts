@@ -20,7 +20,13 @@ export interface RenderRequest {
 /** A worker's answer. */
 export type RenderReply =
   | { id: number; ok: true; bytes: Uint8Array }
-  | { id: number; ok: false; message: string };
+  | {
+    id: number;
+    ok: false;
+    message: string;
+    /** `page_limit`: the document is too long (a 400, not a fault). */
+    code?: "page_limit";
+  };
 
 if (
   typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope
@@ -36,6 +42,7 @@ if (
   };
   const { load_invoice_fonts } = await import("./pdf/mod.ts");
   const { render_invoice_document } = await import("./einvoice/mod.ts");
+  const { PageLimitError } = await import("./pdf/mod.ts");
   load_invoice_fonts();
   const handle = (
     { id, invoice, format, test, preview }: RenderRequest,
@@ -55,6 +62,9 @@ if (
           id,
           ok: false,
           message: error instanceof Error ? error.message : String(error),
+          ...(error instanceof PageLimitError
+            ? { code: "page_limit" as const }
+            : {}),
         } satisfies RenderReply,
       );
     }

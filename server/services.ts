@@ -18,6 +18,8 @@ import {
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
 import { type Billing, billing_view } from "./billing.ts";
+import { check_page_budget, PageLimitError } from "./pdf/page_budget.ts";
+import { RenderTimeoutError } from "./render_pool.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
 
 /** How to render: the format (default the PDF) and whether for a test key. */
@@ -26,6 +28,8 @@ export interface RenderOptions {
   test?: boolean;
   /** A free dashboard preview: marked PREVIEW on every page. */
   preview?: boolean;
+  /** The account rendering (fair sharing of render workers). */
+  account_id?: string;
 }
 
 /** Renders a validated invoice to PDF (or e-invoice) bytes. */
@@ -63,8 +67,28 @@ const NO_EARLY_RENDER_AFTER_EXHAUSTED_MS = 60_000;
 const EXHAUSTED_MEMORY_LIMIT = 10_000;
 /** Free previews (dashboard "Try it") an account may render a minute. */
 export const PREVIEWS_PER_MINUTE = 30;
+/** How long a timed-out render is remembered. */
+const TIMEOUT_MEMORY_MS = 60 * 60 * 1000;
+/** Timed-out renders an account may cause an hour before its renders pause. */
+export const TIMEOUTS_PER_HOUR = 3;
 /** Free previews an account may render a day (UTC). */
 export const PREVIEWS_PER_DAY = 200;
+
+function page_limit_error(error: PageLimitError): ApiError {
+  return new ApiError("invalid_request", error.message, {
+    details: [{ path: "items", message: error.message }],
+  });
+}
+
+/** Refuses (400) an invoice whose pages surely exceed the limit, before any work. */
+function check_document_cost(invoice: Invoice): void {
+  try {
+    check_page_budget(invoice);
+  } catch (error) {
+    if (error instanceof PageLimitError) throw page_limit_error(error);
+    throw error;
+  }
+}
 
 /** Runs a database operation; an outage becomes a 503 `unavailable`. */
 export async function with_database<T>(
@@ -250,13 +274,78 @@ export function create_services(
     return account;
   }
 
+  // Timed-out renders are not charged, so they must not be free to repeat:
+  // the same document is refused for an hour after a timeout, and an account
+  // whose renders timed out TIMEOUTS_PER_HOUR times renders nothing for the
+  // rest of that hour. Kept per instance (a timeout costs the instance that
+  // ran it).
+  const timed_out_documents = new Map<string, number>();
+  const account_timeouts = new Map<string, number[]>();
+
+  function remember_timeout(key: string): void {
+    const at = now().getTime();
+    if (timed_out_documents.size >= EXHAUSTED_MEMORY_LIMIT) {
+      timed_out_documents.clear();
+      account_timeouts.clear();
+    }
+    timed_out_documents.set(key, at + TIMEOUT_MEMORY_MS);
+    const account = key.slice(0, key.indexOf(":"));
+    const recent = (account_timeouts.get(account) ?? []).filter((t) =>
+      t > at - TIMEOUT_MEMORY_MS
+    );
+    recent.push(at);
+    account_timeouts.set(account, recent);
+  }
+
+  function refuse_after_timeouts(key: string): void {
+    const at = now().getTime();
+    const until = timed_out_documents.get(key);
+    if (until !== undefined && until > at) {
+      throw new ApiError(
+        "invalid_request",
+        "This invoice took longer than the render limit less than an hour ago and is refused until " +
+          `${new Date(until).toISOString()}; make it shorter or split it`,
+      );
+    }
+    const account = key.slice(0, key.indexOf(":"));
+    const recent = (account_timeouts.get(account) ?? []).filter((t) =>
+      t > at - TIMEOUT_MEMORY_MS
+    );
+    if (recent.length === 0) account_timeouts.delete(account);
+    if (recent.length >= TIMEOUTS_PER_HOUR) {
+      const wait = Math.ceil((recent[0] + TIMEOUT_MEMORY_MS - at) / 1000);
+      throw new ApiError(
+        "rate_limited",
+        `${recent.length} of this account's invoices timed out in the last hour; rendering resumes in ${wait} seconds`,
+        { headers: { "Retry-After": String(wait) } },
+      );
+    }
+  }
+
   async function render(
     invoice: Invoice,
     render_options: RenderOptions = {},
   ): Promise<RenderedPdf> {
     const format = render_options.format ?? "pdf";
     const started = performance.now();
-    const bytes = await options.render_pdf(invoice, render_options);
+    const account_id = render_options.account_id;
+    // Hashing the document only for accounts that had a timeout lately.
+    const document_key = () =>
+      `${account_id}:${sha256_hex(JSON.stringify(invoice))}`;
+    if (account_id && account_timeouts.has(account_id)) {
+      refuse_after_timeouts(document_key());
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await options.render_pdf(invoice, render_options);
+    } catch (error) {
+      // Rendered on this thread: the renderer's own page-limit stop.
+      if (error instanceof PageLimitError) throw page_limit_error(error);
+      if (error instanceof RenderTimeoutError && account_id) {
+        remember_timeout(document_key());
+      }
+      throw error;
+    }
     options.on_render?.((performance.now() - started) / 1000);
     return {
       file_name: pdf_file_name(invoice.invoice_number, format),
@@ -348,8 +437,13 @@ export function create_services(
       generate_options: { format?: InvoiceFormat } = {},
     ) {
       const format = generate_options.format ?? "pdf";
-      const render_options: RenderOptions = { format };
+      const render_options: RenderOptions = {
+        format,
+        account_id: principal.account.id,
+      };
       return with_database(async () => {
+        // Too long to render: refused before anything is charged or drawn.
+        check_document_cost(invoice);
         const at = now();
         const month = month_of(at);
         const day = at.toISOString().slice(0, 10);
@@ -458,7 +552,8 @@ export function create_services(
             );
           }
         }
-        return await render(invoice, { preview: true });
+        check_document_cost(invoice);
+        return await render(invoice, { preview: true, account_id: account.id });
       });
     },
 

@@ -20,6 +20,12 @@ export {
 export type { FacturXMetadata, PdfA3Options, PdfAttachment } from "./pdfa.ts";
 export { load_invoice_fonts } from "./fonts.ts";
 export {
+  check_page_budget,
+  estimate_min_pages,
+  MAX_PAGES,
+  PageLimitError,
+} from "./page_budget.ts";
+export {
   SUPPORTED_CHARACTERS_DESCRIPTION,
   SUPPORTED_UNICODE_RANGES,
   type UnicodeRange,

@@ -49,6 +49,7 @@ import {
 } from "./locales.ts";
 import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
 import { draw_logo } from "./logo.ts";
+import { MAX_PAGES, PageLimitError } from "./page_budget.ts";
 import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
 
 /** Options of {@link render_invoice_pdf}. */
@@ -887,6 +888,11 @@ function draw_items(layout: Layout, start_y: number): number {
       cellPadding: { ...pad, top: 0, bottom: 6 },
       lineWidth: { bottom: 0.75 },
       lineColor: RULE_STRONG,
+    },
+    didDrawPage: () => {
+      // Backstop of the estimate checked before rendering.
+      const pages = doc.getNumberOfPages();
+      if (pages > MAX_PAGES) throw new PageLimitError(pages);
     },
     willDrawCell: (data) => {
       if (data.section !== "body") return true;

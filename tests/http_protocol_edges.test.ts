@@ -1,0 +1,167 @@
+/**
+ * Protocol edges (issue 16 item 4): one JSON body reader for every entry
+ * point, no batched `auth.*` calls, `Cache-Control: no-store` on answers
+ * that carry a secret, and a `/metrics` token.
+ */
+import { assertEquals, assertMatch } from "./assert.ts";
+import { start_test_server, type TestServer } from "./helpers/test_server.ts";
+import { full_invoice } from "./fixtures/invoices.ts";
+
+interface BodyCase {
+  name: string;
+  content_type: string;
+  body: Uint8Array | string;
+  message: RegExp;
+}
+
+function body_cases(): BodyCase[] {
+  const invoice = JSON.stringify(full_invoice());
+  const duplicate = invoice.replace(
+    /^\{/,
+    `{"invoice_number":"DUP-1",`,
+  );
+  const bad_utf8 = new Uint8Array([
+    ...new TextEncoder().encode(invoice.slice(0, -1)),
+    ...new TextEncoder().encode(`,"notes":"`),
+    0xff,
+    0xfe,
+    ...new TextEncoder().encode(`"}`),
+  ]);
+  return [
+    {
+      name: "duplicate key",
+      content_type: "application/json",
+      body: duplicate,
+      message: /invoice_number appears more than once/,
+    },
+    {
+      name: "invalid UTF-8",
+      content_type: "application/json",
+      body: bad_utf8,
+      message: /not valid UTF-8/,
+    },
+    {
+      name: "charset=latin1",
+      content_type: "application/json; charset=latin1",
+      body: invoice,
+      message: /Unsupported charset "latin1"/,
+    },
+  ];
+}
+
+async function post(
+  server: TestServer,
+  path: string,
+  key: string,
+  body_case: { content_type: string; body: Uint8Array | string },
+): Promise<Response> {
+  return await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${key}`,
+      "Content-Type": body_case.content_type,
+    },
+    body: body_case.body as BodyInit,
+  });
+}
+
+Deno.test("one body reader: /generate and /trpc/invoice.generate give the same 400s and 413", async (t) => {
+  // Rendering on the request thread: no worker start-up on a busy machine.
+  const server = await start_test_server({ env: { RENDER_WORKERS: "0" } });
+  try {
+    const { key } = await server.create_account();
+    for (const body_case of body_cases()) {
+      await t.step(body_case.name, async () => {
+        const answers = [];
+        for (const path of ["/generate", "/trpc/invoice.generate"]) {
+          const response = await post(server, path, key, body_case);
+          const body = await response.json();
+          assertEquals(
+            response.status,
+            400,
+            `${path}: ${JSON.stringify(body).slice(0, 300)}`,
+          );
+          assertEquals(body.error.code, "invalid_request", path);
+          assertMatch(body.error.message, body_case.message, path);
+          answers.push(body);
+        }
+        assertEquals(answers[0], answers[1]);
+      });
+    }
+    await t.step("oversized body", async () => {
+      const huge = JSON.stringify({
+        ...full_invoice(),
+        notes: "x".repeat(1024 * 1024),
+      });
+      for (const path of ["/generate", "/trpc/invoice.generate"]) {
+        const response = await post(server, path, key, {
+          content_type: "application/json",
+          body: huge,
+        });
+        assertEquals(response.status, 413, path);
+        assertEquals((await response.json()).error.code, "payload_too_large");
+      }
+    });
+    await t.step("valid bodies still work on both", async () => {
+      const valid = {
+        content_type: "application/json",
+        body: JSON.stringify(full_invoice()),
+      };
+      const rest = await post(server, "/generate", key, valid);
+      assertEquals(rest.status, 200);
+      await rest.body?.cancel();
+      const trpc = await post(server, "/trpc/invoice.generate", key, valid);
+      assertEquals(trpc.status, 200);
+      const data = (await trpc.json()).result.data;
+      assertEquals(data.content_type, "application/pdf");
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("tRPC batches may not carry auth.* calls", async (t) => {
+  const server = await start_test_server();
+  try {
+    const credentials = (n: number) => ({
+      email: `batch-${n}-${crypto.randomUUID().slice(0, 8)}@example.com`,
+      password: "correct horse battery staple",
+    });
+    await t.step("a batch of sign-ups is refused whole", async () => {
+      const names = Array.from({ length: 10 }, () => "auth.sign_up");
+      const input = Object.fromEntries(
+        names.map((_, index) => [String(index), credentials(index)]),
+      );
+      const response = await fetch(
+        `${server.url}/trpc/${names.join(",")}?batch=1`,
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(input),
+        },
+      );
+      const body = await response.json();
+      assertEquals(response.status, 400, JSON.stringify(body));
+      assertEquals(body.error.code, "invalid_request");
+      assertMatch(body.error.message, /cannot be batched/);
+      const listed = await server.admin("/admin/accounts");
+      const accounts = await listed.json();
+      const emails = JSON.stringify(accounts);
+      assertEquals(emails.includes("batch-"), false, "no account was created");
+    });
+    await t.step("one auth call hidden in a batch of others", async () => {
+      const response = await fetch(
+        `${server.url}/trpc/auth.session,auth.sign_in?batch=1&input=%7B%7D`,
+      );
+      assertEquals(response.status, 400);
+      assertEquals((await response.json()).error.code, "invalid_request");
+    });
+    await t.step("single auth calls are unaffected", async () => {
+      const response = await fetch(`${server.url}/trpc/auth.session`);
+      assertEquals(response.status, 200);
+      await response.body?.cancel();
+    });
+  } finally {
+    await server.close();
+  }
+});

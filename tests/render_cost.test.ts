@@ -1,0 +1,156 @@
+/**
+ * The cost of one document is bounded (issue 16 item 2): a body built to be
+ * slow is a fast 400 before anything is rendered or charged; the renderer
+ * stops at the page limit as a backstop; one account's flood of renders does
+ * not queue another account's invoice behind it; and a render that timed out
+ * is not free to repeat.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { start_test_server } from "./helpers/test_server.ts";
+import { invoice_with_items } from "./fixtures/invoices.ts";
+import { InvoiceRequestSchema } from "../contract/mod.ts";
+import { RenderPool } from "../server/render_pool.ts";
+import { estimate_min_pages, MAX_PAGES } from "../server/pdf/mod.ts";
+import { TIMEOUTS_PER_HOUR } from "../server/services.ts";
+
+/** ~1 MiB: 1,000 items of 300 line breaks each (8,456 pages before the limit). */
+function slow_body(): Record<string, unknown> {
+  const body = invoice_with_items(1000) as unknown as {
+    items: { description: string }[];
+  };
+  const description = Array.from({ length: 300 }, () => "x").join("\n");
+  for (const item of body.items) item.description = description;
+  return body as unknown as Record<string, unknown>;
+}
+
+Deno.test("a body built to be slow is a 400 naming the page limit, refused before rendering and not charged", async () => {
+  const server = await start_test_server();
+  try {
+    const { account_id, key } = await server.create_account({ plan: "pro" });
+    const response = await server.generate(key, slow_body());
+    assertEquals(response.status, 400);
+    const body = await response.json();
+    assertEquals(body.error.code, "invalid_request");
+    assertMatch(
+      body.error.message,
+      new RegExp(`at least \\d+ pages; at most ${MAX_PAGES}`),
+    );
+    assertEquals(body.error.details[0].path, "items");
+    const account = await (await server.admin(`/admin/accounts/${account_id}`))
+      .json();
+    assertEquals(account.usage.used, 0);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("the page estimate is a lower bound, and the renderer stops at the limit when the estimate passes", async () => {
+  for (const count of [1, 40, 300, 1000]) {
+    const invoice = InvoiceRequestSchema.parse(invoice_with_items(count));
+    assert(
+      estimate_min_pages(invoice) <= Math.ceil(count / 25) + 1,
+      `${count}`,
+    );
+  }
+  // 1,000 items of ~500 characters: the estimate (no line breaks) stays
+  // under the limit, the real document would not.
+  const long = invoice_with_items(1000) as unknown as {
+    items: { description: string }[];
+  };
+  for (const item of long.items) {
+    item.description = "Consulting, analysis and documentation. ".repeat(12);
+  }
+  const parsed = InvoiceRequestSchema.parse(long);
+  assert(estimate_min_pages(parsed) <= MAX_PAGES);
+  const server = await start_test_server({
+    env: { RENDER_TIMEOUT_MS: "120000" },
+  });
+  try {
+    const { key } = await server.create_account({ plan: "pro" });
+    const response = await server.generate(key, long);
+    assertEquals(response.status, 400, "a 400, not a 500");
+    const body = await response.json();
+    assertMatch(body.error.message, new RegExp(`at most ${MAX_PAGES}`));
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("render pool: one account's flood does not queue another account's invoice behind it", async () => {
+  const pool = new RenderPool({ size: 1, max_queue: 100, timeout_ms: 120_000 });
+  try {
+    const heavy = InvoiceRequestSchema.parse(invoice_with_items(300));
+    const light = InvoiceRequestSchema.parse(invoice_with_items(1));
+    await pool.render(light); // the worker is up
+    const order: string[] = [];
+    const flood = Array.from(
+      { length: 4 },
+      (_, index) =>
+        pool.render(heavy, { account_id: "flooder" }).then(() =>
+          order.push(`flood ${index + 1}`)
+        ),
+    );
+    const other = pool.render(light, { account_id: "other" }).then(() =>
+      order.push("other")
+    );
+    await Promise.all([...flood, other]);
+    // The other account waits for the render in progress only.
+    assertEquals(order, ["flood 1", "other", "flood 2", "flood 3", "flood 4"]);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool: an account's own waiting renders are bounded (429), others still get in", async () => {
+  const pool = new RenderPool({ size: 1, max_queue: 16, timeout_ms: 120_000 });
+  try {
+    const heavy = InvoiceRequestSchema.parse(invoice_with_items(300));
+    const results = await Promise.allSettled([
+      ...Array.from(
+        { length: 8 },
+        () => pool.render(heavy, { account_id: "flooder" }),
+      ),
+      pool.render(heavy, { account_id: "other" }),
+    ]);
+    const refused = results.filter((r) => r.status === "rejected");
+    assert(refused.length >= 3, "the flooder's extra renders are refused");
+    for (const result of refused) {
+      assertMatch(String((result as PromiseRejectedResult).reason), /waiting/);
+    }
+    assertEquals(results[8].status, "fulfilled", "the other account is served");
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("a render that timed out is not free to repeat: the document is refused for an hour, the account after repeated timeouts", async () => {
+  const server = await start_test_server({
+    env: { RENDER_TIMEOUT_MS: "100", RENDER_WORKERS: "1" },
+  });
+  try {
+    const { account_id, key } = await server.create_account({ plan: "team" });
+    const heavy = (n: number) => ({
+      ...invoice_with_items(1000, { unicode: true }),
+      invoice_number: `HEAVY-${n}`,
+    });
+    const first = await server.generate(key, heavy(1));
+    assertEquals(first.status, 503, "the render timed out");
+    await first.body?.cancel();
+    const again = await server.generate(key, heavy(1));
+    assertEquals(again.status, 400);
+    assertMatch((await again.json()).error.message, /refused until/);
+    for (let n = 2; n <= TIMEOUTS_PER_HOUR; n++) {
+      const response = await server.generate(key, heavy(n));
+      assertEquals(response.status, 503);
+      await response.body?.cancel();
+    }
+    const paused = await server.generate(key, invoice_with_items(1));
+    assertEquals(paused.status, 429);
+    assertMatch((await paused.json()).error.message, /timed out/);
+    const account = await (await server.admin(`/admin/accounts/${account_id}`))
+      .json();
+    assertEquals(account.usage.used, 0, "timeouts are never charged");
+  } finally {
+    await server.close();
+  }
+});

@@ -186,7 +186,29 @@ export const ElectronicAddressSchema = z.strictObject({
     254,
     "must be at most 254 characters",
   ).describe("The address within the scheme, e.g. a GLN or an e-mail address."),
+}).superRefine((address, ctx) => {
+  // Check digits that Peppol verifies (PEPPOL-COMMON-R040, -R043).
+  const problem = address.scheme === "0088" && !is_gln(address.id)
+    ? "must be a GLN: 13 digits with a valid check digit (scheme 0088)"
+    : address.scheme === "0208" && !is_belgian_enterprise_number(address.id)
+    ? "must be a Belgian enterprise number: 10 digits, the last two a mod-97 check (scheme 0208)"
+    : undefined;
+  if (problem) ctx.addIssue({ code: "custom", path: ["id"], message: problem });
 }).meta({ id: "ElectronicAddress" });
+
+/** A GS1 Global Location Number (13 digits, mod-10 check digit). */
+function is_gln(id: string): boolean {
+  if (!/^\d{13}$/.test(id)) return false;
+  let sum = 0;
+  for (let i = 0; i < 12; i++) sum += Number(id[i]) * (i % 2 === 0 ? 1 : 3);
+  return (10 - (sum % 10)) % 10 === Number(id[12]);
+}
+
+/** A Belgian enterprise number (10 digits; 97 − first eight mod 97 = last two). */
+function is_belgian_enterprise_number(id: string): boolean {
+  if (!/^[01]\d{9}$/.test(id)) return false;
+  return 97 - (Number(id.slice(0, 8)) % 97) === Number(id.slice(8));
+}
 
 /** One missing or unusable field for a format. */
 export interface FormatProblem {

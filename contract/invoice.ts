@@ -2,6 +2,12 @@
  * The invoice request: the single source of truth for validation, types,
  * tRPC input and the OpenAPI document.
  */
+import {
+  ElectronicAddressSchema,
+  format_problems,
+  type InvoiceFormat,
+  InvoiceFormatSchema,
+} from "./einvoice.ts";
 import { z } from "zod";
 import {
   decimal_from_number,
@@ -170,7 +176,14 @@ export const PartySchema = z.strictObject({
   phone: z.string().trim().regex(
     /^\+?[0-9 ()./-]{3,40}$/,
     "must be a phone number of digits, spaces and + ( ) . / -",
-  ).optional().describe("Phone number."),
+  ).optional().describe("Phone number (seller contact BT-42 in e-invoices)."),
+  contact_name: optional_text(
+    INVOICE_LIMITS.name,
+    "Contact person (seller contact BT-41 / buyer contact BT-56 in e-invoices).",
+  ),
+  electronic_address: ElectronicAddressSchema.optional().describe(
+    "Electronic address where the party receives e-invoices (BT-34 / BT-49).",
+  ),
 }).meta({ id: "Party" });
 
 const TaxCategorySchema = z.enum(["S", "Z", "E", "AE", "K", "G", "O"])
@@ -222,6 +235,14 @@ export const LineItemSchema = z.strictObject({
     "must be a UN/ECE Recommendation 20 unit code like HUR, C62 or DAY",
   ).optional().describe(
     "UN/ECE Recommendation 20 unit code (HUR hour, DAY day, C62 piece, …), printed as a word.",
+  ),
+  item_id: optional_text(
+    INVOICE_LIMITS.reference,
+    "The seller's identifier of the item, e.g. an article number (BT-155 in e-invoices).",
+  ),
+  buyer_item_id: optional_text(
+    INVOICE_LIMITS.reference,
+    "The buyer's identifier of the item (BT-156 in e-invoices).",
   ),
 }).meta({ id: "LineItem" });
 
@@ -358,7 +379,42 @@ const RawInvoiceSchema = z.strictObject({
   expected_tax_total: cents_amount.optional().describe(
     "Your own tax total; a different computed tax total is a 400 with both figures.",
   ),
+  delivery_date: calendar_date.optional().describe(
+    "When the goods or services were delivered, YYYY-MM-DD (BT-72 in e-invoices).",
+  ),
+  billing_period: z.strictObject({
+    start: calendar_date.describe("First day, YYYY-MM-DD (BT-73)."),
+    end: calendar_date.describe(
+      "Last day, YYYY-MM-DD, not before `start` (BT-74).",
+    ),
+  }).optional().describe(
+    "The period the invoice covers (BG-14 in e-invoices).",
+  ),
 });
+
+/**
+ * The body of `POST /generate` and `invoice.generate`: an invoice request
+ * and the output `format`. A format that needs fields the request lacks
+ * (see `format_problems`) is refused, listing every missing field.
+ */
+export const GenerateRequestSchema = RawInvoiceSchema.extend({
+  format: InvoiceFormatSchema.optional(),
+})
+  .check(z.superRefine(check_aliases, { when: () => true }))
+  .superRefine(check_invoice)
+  .transform(({ format, ...request }) => ({
+    format: format ?? ("pdf" as InvoiceFormat),
+    invoice: normalize_invoice(request),
+  }))
+  .superRefine(({ format, invoice }, ctx) => {
+    for (const problem of format_problems(invoice, format)) {
+      ctx.addIssue({ code: "custom", ...problem });
+    }
+  })
+  .meta({ id: "GenerateRequest" });
+
+/** The body of `POST /generate` as the client sends it. */
+export type GenerateRequest = z.input<typeof GenerateRequestSchema>;
 
 /** The invoice request body of `POST /generate`. */
 export const InvoiceRequestSchema = RawInvoiceSchema
@@ -782,6 +838,14 @@ function check_invoice(value: ParsedRequest, ctx: z.RefinementCtx): void {
       message: `must not be before date (${value.date})`,
     });
   }
+  const period = value.billing_period;
+  if (period !== undefined && period.end < period.start) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["billing_period", "end"],
+      message: `must not be before start (${period.start})`,
+    });
+  }
   const items_key = value.items !== undefined ? "items" : "line_items";
   const items = value.items ?? value.line_items ?? [];
   let amounts_valid = true;
@@ -840,6 +904,8 @@ function normalize_invoice(value: ParsedRequest): Invoice {
     rate: format_decimal((item.rate ?? item.unit_price) as number),
     amount: format_cents(to_cents(item.amount)),
     ...(item.unit ? { unit: item.unit } : {}),
+    ...(item.item_id ? { item_id: item.item_id } : {}),
+    ...(item.buyer_item_id ? { buyer_item_id: item.buyer_item_id } : {}),
     ...tax_fields(computed.line_taxes[index]),
   }));
   const adjusted = computed.discounts.length > 0 || computed.charges.length > 0;
@@ -911,6 +977,8 @@ function normalize_invoice(value: ParsedRequest): Invoice {
     ...optional("payment_terms", value.payment_terms, value.payment_terms),
     ...optional("payment", value.payment, strip_undefined(value.payment ?? {})),
     ...optional("logo", computed.logo, computed.logo),
+    ...optional("delivery_date", value.delivery_date, value.delivery_date),
+    ...optional("billing_period", value.billing_period, value.billing_period),
   };
   return invoice;
 }

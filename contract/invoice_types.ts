@@ -32,6 +32,10 @@ export interface InvoiceParty {
   /** Legal registration number (BT-30 / BT-47). */
   company_id?: string;
   phone?: string;
+  /** Contact person (seller contact BT-41 / buyer contact BT-56). */
+  contact_name?: string;
+  /** Where the party receives e-invoices: CEF EAS scheme and id (BT-34 / BT-49). */
+  electronic_address?: { scheme: string; id: string };
 }
 
 /** One validated line item. */
@@ -49,6 +53,10 @@ export interface InvoiceLineItem {
   tax_category?: TaxCategory;
   /** Resolved tax rate in percent, e.g. "19", "7.7"; absent without tax. */
   tax_rate?: string;
+  /** The seller's item identifier (BT-155). */
+  item_id?: string;
+  /** The buyer's item identifier (BT-156). */
+  buyer_item_id?: string;
 }
 
 /** A document-level discount (BG-20) or charge (BG-21). */
@@ -152,4 +160,8 @@ export interface Invoice {
   payment_terms?: string;
   payment?: PaymentDetails;
   logo?: InvoiceLogo;
+  /** Actual delivery date, YYYY-MM-DD (BT-72). */
+  delivery_date?: string;
+  /** Invoicing period (BG-14): first and last day, YYYY-MM-DD. */
+  billing_period?: { start: string; end: string };
 }

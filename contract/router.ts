@@ -37,7 +37,11 @@ import type {
   SessionControl,
 } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { type Invoice, InvoiceRequestSchema } from "./invoice.ts";
+import {
+  GenerateRequestSchema,
+  type Invoice,
+  InvoiceRequestSchema,
+} from "./invoice.ts";
 import { negotiate_locale } from "./locales.ts";
 import { to_api_error, to_trpc_error } from "./trpc_errors.ts";
 
@@ -214,21 +218,25 @@ export const app_router = t.router({
           path: "/generate",
           protect: true,
           tags: ["invoices"],
-          summary: "Generate an invoice PDF",
+          summary: "Generate an invoice PDF or e-invoice",
           description:
-            "Turns invoice JSON into a PDF, streamed back as `application/pdf`. Nothing is stored. " +
-            "An identical retry in the same month returns the same PDF and is not charged again.",
-          successDescription: "The PDF.",
+            "Turns invoice JSON into a PDF, streamed back as `application/pdf`, or with `format` into an " +
+            "e-invoice: Factur-X (PDF/A-3 with CII XML inside), XRechnung 3.0 (CII or UBL), Peppol BIS UBL or " +
+            "EN 16931 CII (`application/xml`). Nothing is stored. An identical retry (format included) in the " +
+            "same month returns the same document and is not charged again. A format that needs fields the " +
+            "request lacks is a 400 listing every missing field with its business term.",
+          successDescription: "The PDF or XML.",
           errorResponses: pick_errors([400, 401, 403, 408, 413, 429, 500, 503]),
         },
       })
-      .input(InvoiceRequestSchema)
+      .input(GenerateRequestSchema)
       .output(GeneratedPdfSchema)
       .mutation(async ({ ctx, input }) => {
         const pdf = await ctx.services.generate_invoice(
           ctx.principal,
-          with_negotiated_locale(input, ctx),
+          with_negotiated_locale(input.invoice, ctx),
           ctx.response,
+          { format: input.format },
         );
         if (ctx.binary_pdf) ctx.response.pdf = pdf.bytes;
         return {

@@ -147,10 +147,12 @@ export function build_openapi_document(): Json {
     ),
   };
   responses["200"] = {
-    description: "The invoice PDF (A4), streamed.",
+    description:
+      "The invoice, streamed: the PDF (A4) for `format` `pdf` (default) and `factur-x` " +
+      "(PDF/A-3b with `factur-x.xml` embedded), XML for `xrechnung-cii`, `xrechnung-ubl`, `ubl` and `cii`.",
     headers: {
       "Content-Disposition": header(
-        'attachment; filename="invoice-<number>.pdf" (a safe file name from the invoice number).',
+        'attachment; filename="invoice-<number>.pdf" (`.xml` for the XML formats; a safe file name from the invoice number).',
       ),
       ...rate_headers,
       "X-Quota-Limit": header(
@@ -167,6 +169,14 @@ export function build_openapi_document(): Json {
     },
     content: {
       "application/pdf": { schema: { type: "string", format: "binary" } },
+      "application/xml": {
+        schema: {
+          type: "string",
+          description:
+            "UTF-8 XML (`Content-Type: application/xml; charset=utf-8`): XRechnung 3.0 (CII or UBL), " +
+            "Peppol BIS Billing 3.0 UBL 2.1, or EN 16931 CII D16B.",
+        },
+      },
     },
   };
   responses["429"] = {

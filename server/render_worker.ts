@@ -48,7 +48,7 @@ if (
     { id, invoice, format, test, preview }: RenderRequest,
   ): void => {
     try {
-      const { bytes } = render_invoice_document(invoice as never, {
+      const { bytes } = render_invoice_document(invoice, {
         format: format ?? "pdf",
         test,
         preview,

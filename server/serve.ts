@@ -59,7 +59,7 @@ export async function start_server(
       ? (invoice, render) => pool.render(invoice, render)
       : (invoice, render) =>
         Promise.resolve(
-          render_invoice_document(invoice as never, {
+          render_invoice_document(invoice, {
             format: render?.format ?? "pdf",
             test: render?.test,
             preview: render?.preview,

@@ -9,7 +9,8 @@ import type {
   AllowanceCharge,
   Invoice,
   InvoiceParty,
-} from "./invoice_sketch.ts";
+  TaxCategory,
+} from "../../contract/invoice_types.ts";
 import { XmlWriter } from "./xml_writer.ts";
 import {
   address_lines,
@@ -139,7 +140,7 @@ function date(xml: XmlWriter, value: string): void {
 
 function category_tax(
   xml: XmlWriter,
-  category: string | undefined,
+  category: TaxCategory | undefined,
   rate: string | undefined,
 ): void {
   xml.open("ram:ApplicableTradeTax")
@@ -147,7 +148,7 @@ function category_tax(
     .leaf("ram:CategoryCode", category ?? "S")
     .optional(
       "ram:RateApplicablePercent",
-      written_rate(category as never, rate),
+      written_rate(category, rate),
     )
     .close();
 }

@@ -9,7 +9,7 @@ import type {
   InvoiceLineItem,
   InvoiceParty,
   TaxCategory,
-} from "./invoice_sketch.ts";
+} from "../../contract/invoice_types.ts";
 
 /** EN 16931 specification identifier (BT-24) of a plain EN 16931 invoice. */
 export const EN16931_ID = "urn:cen.eu:en16931:2017";

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { Invoice } from "./invoice_sketch.ts";
+import type { Invoice } from "../../contract/invoice_types.ts";
 import { PREVIEW_MARK, render_invoice_pdf, TEST_MARK } from "../pdf/mod.ts";
 import { write_cii } from "./cii.ts";
 import { write_ubl } from "./ubl.ts";
@@ -85,7 +85,7 @@ export function render_invoice_document(
     : undefined;
   if (options.format === "pdf") {
     return {
-      bytes: render_invoice_pdf(invoice as never, { mark }),
+      bytes: render_invoice_pdf(invoice, { mark }),
       content_type: "application/pdf",
     };
   }
@@ -93,7 +93,7 @@ export function render_invoice_document(
   if (options.format !== "factur-x") {
     return { bytes: xml, content_type: "application/xml; charset=utf-8" };
   }
-  const bytes = render_invoice_pdf(invoice as never, {
+  const bytes = render_invoice_pdf(invoice, {
     mark,
     pdfa3: {
       attachment: {

@@ -10,7 +10,7 @@ import type {
   Invoice,
   InvoiceParty,
   TaxCategory,
-} from "./invoice_sketch.ts";
+} from "../../contract/invoice_types.ts";
 import { XmlWriter } from "./xml_writer.ts";
 import {
   address_lines,

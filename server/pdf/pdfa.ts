@@ -51,6 +51,7 @@ export interface PdfA3Options {
 interface PdfInternals {
   newObject(): number;
   out(line: string): void;
+  write(...values: unknown[]): unknown;
   putStream(options: {
     data: string;
     filters?: string[];
@@ -205,6 +206,20 @@ export function make_pdfa3(doc: jsPDF, options: PdfA3Options): void {
   const ids = { metadata: 0, intent: 0, filespec: 0 };
   const { attachment } = options;
 
+  // PDF/A: every annotation is printable (flag 4) — jsPDF writes links
+  // (the payment link) without /F. Only this document's output is changed.
+  internal.events.subscribe("buildDocument", () => {
+    const write = internal.write;
+    internal.write = (...values: unknown[]) =>
+      write(
+        ...values.map((value) =>
+          typeof value === "string" && value.includes(LINK_ANNOTATION)
+            ? value.replaceAll(LINK_ANNOTATION, `${LINK_ANNOTATION}/F 4 `)
+            : value
+        ),
+      );
+  });
+
   internal.events.subscribe("postPutResources", () => {
     const created = String(doc.getCreationDate("pdf") as unknown);
     const info = hidden.getDocumentProperties();
@@ -286,6 +301,8 @@ export function make_pdfa3(doc: jsPDF, options: PdfA3Options): void {
     );
   });
 }
+
+const LINK_ANNOTATION = "/Type /Annot /Subtype /Link ";
 
 /** A MIME type as a PDF name: "text/xml" → "text#2Fxml". */
 function pdf_name(text: string): string {

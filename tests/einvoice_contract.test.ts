@@ -1,0 +1,169 @@
+/**
+ * What each e-invoice format needs (contract/einvoice.ts), unit by unit:
+ * the missing fields and their business terms, and electronic addresses.
+ */
+import { assertEquals } from "./assert.ts";
+import {
+  ElectronicAddressSchema,
+  format_problems,
+  type FormatCheckedInvoice,
+  type InvoiceFormat,
+} from "../contract/einvoice.ts";
+
+function complete(): FormatCheckedInvoice {
+  return {
+    currency: "EUR",
+    has_tax: true,
+    sender: {
+      name: "S",
+      email: "s@x.example",
+      city: "Berlin",
+      zip: "10115",
+      country: "DE",
+      tax_id: "DE123456789",
+      contact_name: "Max",
+      phone: "+49 30 1",
+      electronic_address: { scheme: "EM", id: "s@x.example" },
+    },
+    bill_to: {
+      name: "B",
+      email: "b@x.example",
+      city: "Köln",
+      zip: "50667",
+      country: "DE",
+      electronic_address: { scheme: "0204", id: "991-1-2" },
+    },
+    items: [{ tax_category: "S" }],
+    buyer_reference: "991-1-2",
+    payment: { iban: "DE89370400440532013000" },
+  };
+}
+
+function lines(invoice: FormatCheckedInvoice, format: InvoiceFormat): string[] {
+  return format_problems(invoice, format).map((p) =>
+    `${p.path.join(".")} ${p.message}`
+  );
+}
+
+Deno.test("a complete invoice needs nothing for any format; pdf never needs anything", () => {
+  for (
+    const format of [
+      "pdf",
+      "factur-x",
+      "cii",
+      "ubl",
+      "xrechnung-cii",
+      "xrechnung-ubl",
+    ] as const
+  ) {
+    assertEquals(lines(complete(), format), [], format);
+  }
+  assertEquals(
+    format_problems(
+      { ...complete(), has_tax: false, currency: undefined },
+      "pdf",
+    ),
+    [],
+  );
+});
+
+Deno.test("every missing field is listed, with path and business term", () => {
+  const bare: FormatCheckedInvoice = {
+    has_tax: false,
+    sender: { name: "S", email: "s@x.example" },
+    bill_to: { name: "B", email: "b@x.example" },
+    items: [{}],
+  };
+  assertEquals(lines(bare, "cii"), [
+    "currency is required for cii (BT-5)",
+    "tax_category is required for cii (BT-151): every e-invoice line carries a VAT category; give `tax_category` and `tax_rate` on the invoice or on each item",
+    "sender.country is required for cii (BT-40)",
+    "bill_to.country is required for cii (BT-55)",
+    "sender.tax_id is required for cii (BT-31), or sender.company_id (BT-30)",
+  ]);
+  const xr = lines(bare, "xrechnung-ubl");
+  for (
+    const expected of [
+      "sender.electronic_address is required for xrechnung-ubl (BT-34)",
+      "bill_to.electronic_address is required for xrechnung-ubl (BT-49)",
+      "buyer_reference is required for xrechnung-ubl (BT-10): the Leitweg-ID of public buyers",
+      "sender.contact_name is required for xrechnung-ubl (BT-41)",
+      "sender.phone is required for xrechnung-ubl (BT-42)",
+      "sender.city is required for xrechnung-ubl (BT-37)",
+      "sender.zip is required for xrechnung-ubl (BT-38)",
+      "bill_to.city is required for xrechnung-ubl (BT-52)",
+      "bill_to.zip is required for xrechnung-ubl (BT-53)",
+      "payment.iban is required for xrechnung-ubl (BT-84): XRechnung requires payment instructions (BG-16)",
+    ]
+  ) assertEquals(xr.includes(expected), true, expected);
+  assertEquals(xr.length, 15);
+  assertEquals(lines(bare, "ubl").slice(5), [
+    "sender.electronic_address is required for ubl (BT-34)",
+    "bill_to.electronic_address is required for ubl (BT-49)",
+    "buyer_reference is required for ubl (BT-10), or purchase_order (BT-13)",
+  ]);
+  assertEquals(
+    lines(
+      { ...complete(), buyer_reference: undefined, purchase_order: "PO-1" },
+      "ubl",
+    ),
+    [],
+  );
+});
+
+Deno.test("tax situations: VAT ids for AE and K, delivery date for K, O alone", () => {
+  const reverse = complete();
+  reverse.items = [{ tax_category: "AE" }];
+  assertEquals(lines(reverse, "cii"), [
+    "bill_to.tax_id is required for cii (BT-48): reverse charge and intra-community supply need the buyer's VAT identifier",
+  ]);
+  reverse.bill_to.tax_id = "12-3456789";
+  reverse.sender.tax_id = "123/456/789";
+  assertEquals(lines(reverse, "cii"), [
+    "sender.tax_id must be a VAT identifier starting with its country code for cii (BT-31)",
+    "bill_to.tax_id must be a VAT identifier starting with its country code for cii (BT-48)",
+  ]);
+  const intra = complete();
+  intra.items = [{ tax_category: "K" }];
+  intra.bill_to.tax_id = "FR40303265045";
+  assertEquals(lines(intra, "cii"), [
+    "delivery_date is required for cii (BT-72), or billing_period (BG-14): intra-community supplies state when they were delivered",
+  ]);
+  assertEquals(lines({ ...intra, delivery_date: "2026-01-01" }, "cii"), []);
+  const outside = complete();
+  outside.items = [{ tax_category: "O" }, { tax_category: "S" }];
+  assertEquals(lines(outside, "cii"), [
+    "tax_category O (not subject to VAT) cannot be combined with other categories in cii (BR-O-11)",
+  ]);
+  // Not subject to VAT needs no seller VAT id, but some seller identifier.
+  outside.items = [{ tax_category: "O" }];
+  outside.sender.tax_id = undefined;
+  assertEquals(lines(outside, "cii"), [
+    "sender.tax_id is required for cii (BT-31), or sender.company_id (BT-30)",
+  ]);
+  outside.sender.company_id = "HRB 1";
+  assertEquals(lines(outside, "cii"), []);
+  const taxed = complete();
+  taxed.sender.tax_id = undefined;
+  taxed.sender.company_id = "HRB 1";
+  assertEquals(lines(taxed, "cii"), [
+    "sender.tax_id is required for cii (BT-31): lines in category S need the seller's VAT identifier",
+  ]);
+  assertEquals(lines({ ...complete(), currency: "XYZ" }, "cii"), [
+    "currency must be an ISO 4217 currency code for cii (BT-5)",
+  ]);
+});
+
+Deno.test("electronic addresses: EAS schemes, GLN and Belgian check digits", () => {
+  const ok = (v: unknown) => ElectronicAddressSchema.safeParse(v).success;
+  assertEquals(ok({ scheme: "EM", id: "ap@x.example" }), true);
+  assertEquals(ok({ scheme: "0204", id: "991-12345-67" }), true);
+  assertEquals(ok({ scheme: "0088", id: "5790000436101" }), true);
+  assertEquals(ok({ scheme: "0088", id: "5790000436102" }), false);
+  assertEquals(ok({ scheme: "0088", id: "579000043610" }), false);
+  assertEquals(ok({ scheme: "0208", id: "0123456749" }), true);
+  assertEquals(ok({ scheme: "0208", id: "0123456748" }), false);
+  assertEquals(ok({ scheme: "9999", id: "x" }), false);
+  assertEquals(ok({ scheme: "EM", id: " " }), false);
+  assertEquals(ok({ scheme: "EM", id: "a", extra: 1 }), false);
+});

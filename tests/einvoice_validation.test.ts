@@ -1,0 +1,126 @@
+/**
+ * Every e-invoice we write passes the official validation artefacts (the
+ * kit at ../shared/einvoice, or EINVOICE_KIT) with no fatal error: a corpus
+ * of requests covering every tax situation, parsed by the contract as the
+ * service parses them, written in each format and validated in one kit run
+ * per rule set.
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { kit_missing_reason, validate_xml } from "./helpers/einvoice_kit.ts";
+import { corpus, SCENARIOS } from "./fixtures/einvoice_corpus.ts";
+import {
+  format_problems,
+  GenerateRequestSchema,
+  InvoiceRequestSchema,
+} from "../contract/mod.ts";
+import { invoice_xml } from "../server/einvoice/mod.ts";
+import type { DocumentFormat } from "../server/einvoice/mod.ts";
+
+const missing = kit_missing_reason();
+const VARIANTS = 4; // 13 scenarios × 4 = 52 invoices per format
+
+/** Format → the kit's rule sets for its XML. */
+const RULESETS: [DocumentFormat, string][] = [
+  ["factur-x", "cii+facturx"],
+  ["cii", "cii"],
+  ["ubl", "ubl"],
+  ["xrechnung-cii", "cii+xr-cii"],
+  ["xrechnung-ubl", "ubl+xr-ubl"],
+];
+
+const requests = corpus(VARIANTS);
+const invoices = requests.map((request) => ({
+  name: request.invoice_number as string,
+  invoice: InvoiceRequestSchema.parse(request),
+}));
+
+Deno.test("the corpus covers every scenario and needs nothing more for any format", () => {
+  assert(invoices.length >= 50, `${invoices.length} invoices`);
+  assertEquals(
+    new Set(invoices.map(({ name }) => name.split("-")[0])).size,
+    SCENARIOS.length,
+  );
+  for (const { name, invoice } of invoices) {
+    for (const [format] of RULESETS) {
+      assertEquals(format_problems(invoice, format), [], name);
+    }
+  }
+});
+
+const BROKEN = "broken-on-purpose";
+
+/** The example requests of the README's e-invoice section, parsed as the service does. */
+function readme_examples() {
+  const readme = Deno.readTextFileSync(
+    new URL("../README.md", import.meta.url),
+  );
+  const start = readme.indexOf("## E-invoices");
+  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  return [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) =>
+    GenerateRequestSchema.parse(JSON.parse(m[1]))
+  );
+}
+
+Deno.test("the README has a valid example request for every e-invoice format", () => {
+  assertEquals(
+    readme_examples().map((example) => example.format).sort(),
+    RULESETS.map(([format]) => format).sort(),
+  );
+});
+
+for (const [format, ruleset] of RULESETS) {
+  Deno.test({
+    name: `${invoices.length} ${format} e-invoices pass validate ${ruleset}`,
+    ignore: missing !== undefined,
+    async fn() {
+      const files = new Map(
+        invoices.map(({ name, invoice }) => [
+          name,
+          invoice_xml(invoice, { format }),
+        ]),
+      );
+      for (const example of readme_examples()) {
+        if (example.format === format) {
+          files.set(
+            `README-${format}`,
+            invoice_xml(example.invoice, { format }),
+          );
+        }
+      }
+      // Output of a test key: marked TEST, still valid.
+      const test_xml = invoice_xml(invoices[0].invoice, { format, test: true });
+      assert(test_xml.includes("TEST – not valid for accounting"));
+      files.set(`${invoices[0].name}-test`, test_xml);
+      if (format === "ubl") {
+        // The oracle is live: totals that do not add up (BR-CO-15) fail.
+        files.set(
+          BROKEN,
+          invoice_xml(invoices[0].invoice, { format }).replace(
+            /<cbc:TaxInclusiveAmount currencyID="EUR">[^<]*</,
+            '<cbc:TaxInclusiveAmount currencyID="EUR">1.00<',
+          ),
+        );
+      }
+      const run = await validate_xml(ruleset, files);
+      console.log(`  ${format}: ${run.output.trim().split("\n").pop()}`);
+      const fatal_lines = run.output.split("\n").filter((line) =>
+        /^(fatal|error|schema)/.test(line)
+      );
+      if (format === "ubl") {
+        assert(!run.ok);
+        assertEquals(run.invalid_files, 1, run.output);
+        assert(
+          fatal_lines.length > 0 &&
+            fatal_lines.every((line) => line.includes(BROKEN)),
+          run.output,
+        );
+        assert(run.output.includes("BR-CO-15"), run.output);
+      } else {
+        assertEquals(fatal_lines, []);
+        assertEquals(run.fatal, 0, run.output);
+        assertEquals(run.invalid_files, 0, run.output);
+        assert(run.ok, run.output);
+      }
+    },
+  });
+}

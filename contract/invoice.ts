@@ -402,8 +402,10 @@ export const GenerateRequestSchema = RawInvoiceSchema.extend({
 })
   .check(z.superRefine(check_aliases, { when: () => true }))
   .superRefine(check_invoice)
-  .transform(({ format, ...request }) => ({
-    format: format ?? ("pdf" as InvoiceFormat),
+  // The whole parsed object goes on, so the computation cached for it in
+  // check_invoice is reused (normalize_invoice ignores `format`).
+  .transform((request) => ({
+    format: request.format ?? ("pdf" as InvoiceFormat),
     invoice: normalize_invoice(request),
   }))
   .superRefine(({ format, invoice }, ctx) => {

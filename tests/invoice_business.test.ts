@@ -228,7 +228,10 @@ Deno.test("locales: every supported one has renderer labels; Accept-Language pic
 });
 
 Deno.test("Accept-Language sets the PDF's language when the body names no locale, over HTTP and the body wins", async () => {
-  const server = await start_test_server();
+  // A slow shared machine must not turn a render into a 503.
+  const server = await start_test_server({
+    env: { RENDER_TIMEOUT_MS: "120000" },
+  });
   try {
     const { key } = await server.create_account({ plan: "pro" });
     const german = await server.generate(key, { ...base(), tax_rate: 19 }, {

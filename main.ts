@@ -25,6 +25,23 @@ if (import.meta.main) {
       config.database_url ? "PostgreSQL" : `PGlite in ${config.data_dir}`
     }; admin API ${config.admin_token ? "enabled" : "disabled"})`,
   );
+  if (config.smtp_url) {
+    const smtp = new URL(config.smtp_url);
+    console.error(
+      `Mail: SMTP via ${smtp.hostname}:${
+        smtp.port || (smtp.protocol === "smtps:" ? 465 : 587)
+      } from ${config.mail_from}`,
+    );
+    if (!config.public_url) {
+      console.error(
+        "Mail: PUBLIC_URL is not set; links in mails use the origin each request came to. Set PUBLIC_URL in production.",
+      );
+    }
+  } else {
+    console.error(
+      "Mail: SMTP_URL is not set; password-reset and verification mails are written to the log instead of being sent",
+    );
+  }
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

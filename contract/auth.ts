@@ -52,3 +52,44 @@ export const SessionStateSchema = z.object({
     "Send as `X-CSRF-Token` on every state-changing request of this session.",
   ),
 });
+
+/** A token from a link in one of the service's mails: 43 URL-safe characters. */
+const MailTokenSchema = z.string().min(1, "must not be empty").max(
+  200,
+  "must be at most 200 characters",
+);
+
+/** Input of `auth.request_password_reset`. */
+export const RequestPasswordResetSchema = z.strictObject({
+  email: AccountEmailSchema,
+});
+
+/** Output of `auth.request_password_reset`: the same whether or not the address has an account. */
+export const PasswordResetRequestedSchema = z.object({
+  requested: z.literal(true),
+  message: z.string(),
+});
+
+/** Input of `auth.reset_password`. */
+export const ResetPasswordSchema = z.strictObject({
+  token: MailTokenSchema.describe(
+    "The `token` of the `/reset-password?token=…` link in the mail.",
+  ),
+  password: NewPasswordSchema,
+});
+
+/** Input of `auth.reset_password`. */
+export type ResetPasswordInput = z.infer<typeof ResetPasswordSchema>;
+
+/** Input of `auth.verify_email`. */
+export const VerifyEmailSchema = z.strictObject({
+  token: MailTokenSchema.describe(
+    "The `token` of the `/verify-email?token=…` link in the mail.",
+  ),
+});
+
+/** Output of `auth.verify_email`. */
+export const EmailVerifiedSchema = z.object({
+  verified: z.literal(true),
+  email: z.string(),
+});

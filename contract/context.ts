@@ -126,7 +126,9 @@ export interface Services {
    * Creates an account with a dashboard password. Throws `forbidden` when
    * sign-up is switched off, `conflict` when the e-mail is taken.
    */
-  sign_up(input: { email: string; password: string }): Promise<AccountView>;
+  sign_up(
+    input: { email: string; password: string; origin?: string },
+  ): Promise<AccountView>;
   /**
    * Checks a dashboard e-mail and password, rate-limited per e-mail. Throws
    * `unauthorized` (the same for an unknown e-mail and a wrong password) or
@@ -136,6 +138,23 @@ export interface Services {
     input: { email: string; password: string; client_address?: string },
     response: ResponseSink,
   ): Promise<AccountView>;
+  /**
+   * Mails a password-reset link when the address has an account; answers
+   * nothing either way (no account enumeration). Throws `rate_limited`.
+   */
+  request_password_reset(
+    input: { email: string; client_address?: string; origin?: string },
+    response: ResponseSink,
+  ): Promise<void>;
+  /**
+   * Sets a new password from a reset token and ends every session of the
+   * account. Throws `invalid_request` for an unknown, used or expired token.
+   */
+  reset_password(
+    input: { token: string; password: string },
+  ): Promise<AccountView>;
+  /** Marks the address verified from a verification token (`invalid_request` when void). */
+  verify_email(input: { token: string }): Promise<AccountView>;
 }
 
 /** The tRPC context every procedure receives. */

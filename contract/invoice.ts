@@ -27,6 +27,7 @@ import type {
   TaxCategory,
 } from "./invoice_types.ts";
 import { bic_problem, iban_problem, normalize_iban } from "./bank.ts";
+import { currency_minor_units } from "./currencies.ts";
 import { ImageError, LOGO_LIMITS, validate_logo } from "./images.ts";
 import { supported_locale, SUPPORTED_LOCALES } from "./locales.ts";
 import {
@@ -291,11 +292,25 @@ const RawInvoiceSchema = z.strictObject({
   due_date: calendar_date.describe(
     "Payment due date, YYYY-MM-DD, not before `date`.",
   ),
-  currency: z.string().regex(
-    /^[A-Z]{3}$/,
+  currency: z.string().trim().regex(
+    /^[A-Za-z]{3}$/,
     "must be a 3-letter ISO 4217 code like EUR",
-  )
-    .optional().describe("Optional ISO 4217 currency code shown with amounts."),
+  ).transform((code) => code.toUpperCase()).check(
+    z.superRefine((code, ctx) => {
+      if (currency_minor_units(code) === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be an ISO 4217 currency code in use like EUR (got ${
+            JSON.stringify(code)
+          })`,
+        });
+      }
+    }),
+  ).optional().describe(
+    "Optional ISO 4217 currency code shown with amounts; lower case is accepted. " +
+      "Amounts respect its minor unit: JPY, KRW and other currencies without " +
+      "one take whole numbers only.",
+  ),
   sender: PartySchema.describe("The issuing party."),
   bill_to: PartySchema.optional().describe(
     "The billed party (required). Alias: `recipient`.",
@@ -520,6 +535,9 @@ function compute(value: ParsedRequest): Computation {
   const cached = computations.get(value);
   if (cached) return cached;
   const problems: Problem[] = [];
+  const minor_units = value.currency === undefined
+    ? 2
+    : currency_minor_units(value.currency) ?? 2;
   const items_key = value.items !== undefined ? "items" : "line_items";
   const items = value.items ?? value.line_items ?? [];
   const has_tax = any_tax_given(value);
@@ -595,7 +613,9 @@ function compute(value: ParsedRequest): Computation {
         });
       }
       const cents = entry.percent !== undefined
-        ? percent_of(subtotal, decimal_from_number(entry.percent))
+        ? percent_of(subtotal, decimal_from_number(entry.percent), {
+          minor_units,
+        })
         : to_cents(entry.amount ?? 0);
       total += cents;
       let tax: ResolvedTax | undefined;
@@ -714,7 +734,7 @@ function compute(value: ParsedRequest): Computation {
   for (const [key, tax] of ordered) {
     const taxable = (group_lines.get(key) ?? 0n) +
       (group_adjustments.get(key) ?? 0n);
-    const tax_amount = percent_of(taxable, tax.rate);
+    const tax_amount = percent_of(taxable, tax.rate, { minor_units });
     tax_total += tax_amount;
     breakdown.push({
       category: tax.category,
@@ -832,6 +852,33 @@ function is_https_url(text: string): boolean {
   }
 }
 
+/** Paths of money fields with decimals in a currency without a minor unit. */
+function fractional_amounts(
+  value: ParsedRequest,
+  items_key: "items" | "line_items",
+): (string | number)[][] {
+  if (value.currency === undefined) return [];
+  if (currency_minor_units(value.currency) !== 0) return [];
+  const paths: (string | number)[][] = [];
+  const check = (path: (string | number)[], amount: number | undefined) => {
+    if (amount !== undefined && !Number.isInteger(amount)) paths.push(path);
+  };
+  (value.items ?? value.line_items ?? []).forEach((item, index) => {
+    check([items_key, index, "rate"], item.rate);
+    check([items_key, index, "unit_price"], item.unit_price);
+    check([items_key, index, "amount"], item.amount);
+  });
+  for (const field of ["discounts", "charges"] as const) {
+    (value[field] ?? []).forEach((entry, index) => {
+      check([field, index, "amount"], entry.amount);
+    });
+  }
+  check(["amount_paid"], value.amount_paid);
+  check(["expected_total"], value.expected_total);
+  check(["expected_tax_total"], value.expected_tax_total);
+  return paths;
+}
+
 function check_invoice(value: ParsedRequest, ctx: z.RefinementCtx): void {
   if (is_calendar_date(value.date) && value.due_date < value.date) {
     ctx.addIssue({
@@ -851,6 +898,14 @@ function check_invoice(value: ParsedRequest, ctx: z.RefinementCtx): void {
   const items_key = value.items !== undefined ? "items" : "line_items";
   const items = value.items ?? value.line_items ?? [];
   let amounts_valid = true;
+  for (const path of fractional_amounts(value, items_key)) {
+    amounts_valid = false;
+    ctx.addIssue({
+      code: "custom",
+      path,
+      message: `must be a whole number: ${value.currency} has no minor unit`,
+    });
+  }
   items.forEach((item, index) => {
     const rate = item.rate ?? item.unit_price;
     if (

@@ -23,6 +23,15 @@ export const SUPPORTED_LOCALES = [
   "nb-NO",
   "fi-FI",
   "cs-CZ",
+  "zh-CN",
+  "zh-TW",
+  "ja-JP",
+  "ko-KR",
+  "ar-SA",
+  "ar-AE",
+  "he-IL",
+  "hi-IN",
+  "th-TH",
 ] as const;
 
 /** A supported locale tag. */

@@ -55,12 +55,21 @@ export function round_decimal(value: Decimal, places: number): bigint {
   return divide_rounded(value.units, 10n ** BigInt(value.scale - places));
 }
 
-/** `cents` × `percent` ÷ 100, in cents, rounded half away from zero. */
-export function percent_of(cents: bigint, percent: Decimal): bigint {
+/**
+ * `cents` × `percent` ÷ 100, rounded once, half away from zero, to the
+ * currency's minor unit (`minor_units` 0: whole units such as yen; 2 or
+ * more, or absent: cents). The result is in cents either way.
+ */
+export function percent_of(
+  cents: bigint,
+  percent: Decimal,
+  options: { minor_units?: number } = {},
+): bigint {
+  const step = 10n ** BigInt(Math.max(0, 2 - (options.minor_units ?? 2)));
   return divide_rounded(
     cents * percent.units,
-    100n * 10n ** BigInt(percent.scale),
-  );
+    100n * 10n ** BigInt(percent.scale) * step,
+  ) * step;
 }
 
 /** Exact product of an integer quantity and a decimal rate, in cents (rounded half away from zero). */

@@ -25,10 +25,15 @@ import {
   ChangePlanSchema,
 } from "./billing.ts";
 import {
+  EmailVerifiedSchema,
+  PasswordResetRequestedSchema,
+  RequestPasswordResetSchema,
+  ResetPasswordSchema,
   SessionStateSchema,
   SignedInSchema,
   SignInSchema,
   SignUpSchema,
+  VerifyEmailSchema,
 } from "./auth.ts";
 import type {
   Principal,
@@ -129,6 +134,9 @@ const ERROR_RESPONSES = {
   503: "Temporarily unavailable (`unavailable`); retry after `Retry-After`.",
 };
 
+const UNVERIFIED_ADDRESS =
+  "The account's e-mail address is not confirmed yet (`forbidden`); live keys need a confirmed address.";
+
 function pick_errors(codes: (keyof typeof ERROR_RESPONSES)[]) {
   return Object.fromEntries(codes.map((code) => [code, ERROR_RESPONSES[code]]));
 }
@@ -184,7 +192,10 @@ export const app_router = t.router({
       .output(SignedInSchema)
       .mutation(async ({ ctx, input }) => {
         const control = session_control_of(ctx);
-        const account = await ctx.services.sign_up(input);
+        const account = await ctx.services.sign_up({
+          ...input,
+          origin: ctx.origin,
+        });
         await control.start(account.id);
         ctx.response.account_id = account.id;
         return { account };
@@ -201,6 +212,45 @@ export const app_router = t.router({
         await control.start(account.id);
         ctx.response.account_id = account.id;
         return { account };
+      }),
+    request_password_reset: base
+      .input(RequestPasswordResetSchema)
+      .output(PasswordResetRequestedSchema)
+      .mutation(async ({ ctx, input }) => {
+        await ctx.services.request_password_reset(
+          {
+            email: input.email,
+            client_address: ctx.client_address,
+            origin: ctx.origin,
+          },
+          ctx.response,
+        );
+        return {
+          requested: true as const,
+          message:
+            "If an account uses this address, a link to choose a new password is on its way. It works once, for one hour.",
+        };
+      }),
+    reset_password: base
+      .input(ResetPasswordSchema)
+      .output(SignedInSchema)
+      .mutation(async ({ ctx, input }) => {
+        // The request carried a token: no cache may keep the answer.
+        ctx.response.headers.set("Cache-Control", "no-store");
+        const control = session_control_of(ctx);
+        const account = await ctx.services.reset_password(input);
+        await control.start(account.id);
+        ctx.response.account_id = account.id;
+        return { account };
+      }),
+    verify_email: base
+      .input(VerifyEmailSchema)
+      .output(EmailVerifiedSchema)
+      .mutation(async ({ ctx, input }) => {
+        ctx.response.headers.set("Cache-Control", "no-store");
+        const account = await ctx.services.verify_email(input);
+        ctx.response.account_id = account.id;
+        return { verified: true as const, email: account.email };
       }),
     sign_out: base
       .input(z.void())
@@ -299,7 +349,10 @@ export const app_router = t.router({
           tags: ACCOUNT_TAGS,
           summary: "Generate a new API key; the full key is shown once",
           successDescription: "The new key, including its full value.",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            403: UNVERIFIED_ADDRESS,
+          },
         },
       })
       .input(z.strictObject({ name: KeyNameSchema }))
@@ -457,7 +510,10 @@ export const app_router = t.router({
           protect: true,
           tags: ADMIN_TAGS,
           summary: "Generate an API key for an account; shown once",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            403: UNVERIFIED_ADDRESS,
+          },
         },
       })
       .input(CreateKeySchema)

@@ -38,6 +38,8 @@ export interface CreateAccountInput {
   subscription_status?: SubscriptionStatus;
   /** Already-hashed dashboard password. */
   password_hash?: string | null;
+  /** Default true (operator-created); sign-up passes false until the mail is answered. */
+  email_verified?: boolean;
 }
 
 /** Changes accepted by {@linkcode update_account}. */
@@ -94,6 +96,7 @@ export async function create_account(
     plan: input.plan,
     subscription_status: input.subscription_status ?? "active",
     password_hash: input.password_hash ?? null,
+    email_verified: input.email_verified ?? true,
   }).onConflictDoNothing({ target: accounts.email }).returning(
     account_columns,
   );

@@ -78,6 +78,17 @@ export {
   type ReserveResult,
 } from "./usage.ts";
 export {
+  create_account_token,
+  type CreateAccountTokenInput,
+  delete_account_sessions,
+  delete_account_tokens,
+  is_email_verified,
+  prune_account_tokens,
+  set_email_verified,
+  use_account_token,
+  type UsedAccountToken,
+} from "./account_tokens.ts";
+export {
   create_session,
   type CreatedSession,
   delete_session,

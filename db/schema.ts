@@ -42,6 +42,9 @@ export const accounts = pgTable("accounts", {
   }).notNull().default("active"),
   // Nullable: API-only accounts have no dashboard password.
   password_hash: text("password_hash"),
+  // Default true: accounts the operator creates, and those that existed
+  // before verification, count as verified; only sign-up stores false.
+  email_verified: boolean("email_verified").notNull().default(true),
   created_at: timestamp("created_at", { withTimezone: true }).notNull()
     .defaultNow(),
   updated_at: timestamp("updated_at", { withTimezone: true }).notNull()
@@ -182,3 +185,35 @@ export const stripe_events = pgTable("stripe_events", {
   received_at: timestamp("received_at", { withTimezone: true }).notNull()
     .defaultNow(),
 }, (t) => [index("stripe_events_received_at_idx").on(t.received_at)]);
+
+/** What an account token proves when it comes back from the mailbox. */
+export const ACCOUNT_TOKEN_PURPOSES = [
+  "password_reset",
+  "verify_email",
+] as const;
+/** A purpose of an account token. */
+export type AccountTokenPurpose = typeof ACCOUNT_TOKEN_PURPOSES[number];
+
+/**
+ * Single-use tokens sent by e-mail (password reset, address verification).
+ * Only a SHA-256 (hex) of the token is stored; using one deletes its row.
+ */
+export const account_tokens = pgTable("account_tokens", {
+  token_hash: text("token_hash").primaryKey(),
+  account_id: uuid("account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  purpose: text("purpose", { enum: ACCOUNT_TOKEN_PURPOSES }).notNull(),
+  // The address the token was sent to: a token for an old address is void.
+  email: text("email").notNull(),
+  created_at: timestamp("created_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+  expires_at: timestamp("expires_at", { withTimezone: true }).notNull(),
+}, (t) => [
+  index("account_tokens_account_id_idx").on(t.account_id),
+  index("account_tokens_expires_at_idx").on(t.expires_at),
+  check(
+    "account_tokens_purpose_valid",
+    sql`${t.purpose} in ('password_reset', 'verify_email')`,
+  ),
+]);

@@ -25,6 +25,7 @@ import {
 } from "./body.ts";
 import type { Metrics } from "./metrics.ts";
 import { build_openapi_document } from "./openapi.ts";
+import { create_docs } from "./docs/mod.ts";
 
 /** What the HTTP layer needs. */
 export interface AppOptions {
@@ -92,6 +93,9 @@ const EXPOSED_HEADERS = [
   "X-Request-Id",
   "Idempotent-Replayed",
 ].join(", ");
+
+// What `/generate` answers to; HEAD (a GET without body) is not among them.
+const GENERATE_ALLOW = "POST, OPTIONS";
 
 const PREFLIGHT_HEADERS = {
   "Access-Control-Allow-Methods": "POST, GET, OPTIONS",
@@ -174,6 +178,7 @@ function route_template(path: string): string {
     const fixed of [
       "/generate",
       "/openapi.json",
+      "/docs",
       "/healthz",
       "/readyz",
       "/metrics",
@@ -182,6 +187,7 @@ function route_template(path: string): string {
   ) {
     if (path === fixed) return fixed;
   }
+  if (path.startsWith("/docs/")) return "/docs";
   if (path.startsWith("/admin/")) return "/admin";
   if (path.startsWith("/account/")) return "/account";
   if (path.startsWith("/dashboard") || path.startsWith("/assets/")) {
@@ -190,13 +196,56 @@ function route_template(path: string): string {
   return "other";
 }
 
+const HTTP_METHODS = new Set(["get", "put", "post", "delete", "patch"]);
+
+/** Path patterns of the OpenAPI document with the methods each serves. */
+function method_table(
+  document: Record<string, unknown>,
+): { pattern: RegExp; methods: string[] }[] {
+  const paths = (document.paths ?? {}) as Record<string, object>;
+  return Object.entries(paths).map(([template, item]) => ({
+    pattern: new RegExp(
+      `^${
+        template.split(/\{[^}]+\}/).map((part) =>
+          part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+        ).join("[^/]+")
+      }/?$`,
+    ),
+    methods: Object.keys(item).filter((key) => HTTP_METHODS.has(key))
+      .map((method) => method.toUpperCase()),
+  }));
+}
+
+/**
+ * A request that carries no body at all (no `Content-Type`, nothing to
+ * read): action endpoints such as `POST /admin/keys/{id}/revoke` take their
+ * input from the path alone, as `curl -X POST` sends them.
+ */
+function is_bodyless(request: Request): boolean {
+  if (request.headers.has("content-type")) return false;
+  const length = request.headers.get("content-length");
+  if (length !== null) return length.trim() === "0";
+  return request.body === null;
+}
+
 /** Creates the request handler. */
 export function create_app(options: AppOptions): Handler {
   const body_limits: BodyLimits = {
     max_bytes: options.max_body_bytes ?? 1024 * 1024,
     timeout_ms: options.body_timeout_ms ?? 30_000,
   };
-  const openapi_body = JSON.stringify(build_openapi_document());
+  const serve_docs = create_docs();
+  const openapi_document = build_openapi_document();
+  const openapi_body = JSON.stringify(openapi_document);
+  const path_methods = method_table(openapi_document);
+
+  /** The methods the REST face serves on a path (empty: no such path). */
+  function allowed_methods(path: string): string[] {
+    for (const { pattern, methods } of path_methods) {
+      if (pattern.test(path)) return methods;
+    }
+    return [];
+  }
   // The node handler answers errors in its own shape; we keep the thrown
   // error per request and answer in ours.
   const rest_errors = new WeakMap<ServiceContext, unknown>();
@@ -241,11 +290,19 @@ export function create_app(options: AppOptions): Handler {
   }
 
   async function generate(request: Request): Promise<Response> {
+    if (request.method === "OPTIONS") {
+      // Not a CORS preflight (those are answered before routing): say what
+      // this endpoint accepts.
+      return new Response(null, {
+        status: 204,
+        headers: { Allow: GENERATE_ALLOW },
+      });
+    }
     if (request.method !== "POST") {
-      const error = new ApiError("method_not_allowed", "Use POST /generate");
-      const response = error_response(error);
-      response.headers.set("Allow", "POST");
-      return response;
+      // HEAD is "GET without the body", and GET is not served here either.
+      throw new ApiError("method_not_allowed", "Use POST /generate", {
+        headers: { Allow: GENERATE_ALLOW },
+      });
     }
     const ctx = await context_for(request, true);
     // The body is read while the key is checked, but its errors surface only
@@ -283,7 +340,7 @@ export function create_app(options: AppOptions): Handler {
       headers: request.headers,
       body: body?.text,
     });
-    return await fetchRequestHandler({
+    const response = await fetchRequestHandler({
       endpoint: "/trpc",
       req: forwarded,
       router: app_router,
@@ -291,16 +348,35 @@ export function create_app(options: AppOptions): Handler {
       responseMeta: () => ({ headers: ctx.response.headers }),
       onError: ({ error }) => log_fault(error),
     });
+    if (response.status === 405) {
+      // Queries are read by GET, mutations sent by POST.
+      const name = new URL(request.url).pathname.slice("/trpc/".length);
+      // deno-lint-ignore no-explicit-any
+      const procedure = (app_router._def.procedures as any)[name];
+      response.headers.set(
+        "Allow",
+        procedure?._def?.type === "query" ? "GET" : "POST",
+      );
+    }
+    return response;
   }
 
   async function rest(request: Request, url: URL): Promise<Response> {
     const ctx = await context_for(request, false);
     let body: unknown = undefined;
+    let headers = request.headers;
     if (
       request.method !== "GET" && request.method !== "HEAD" &&
       request.method !== "DELETE"
     ) {
-      body = await read_json_body(request, body_limits);
+      if (is_bodyless(request)) {
+        // No body is an empty input: the path alone, validated as usual.
+        body = {};
+        headers = new Headers(request.headers);
+        headers.set("Content-Type", "application/json");
+      } else {
+        body = await read_json_body(request, body_limits);
+      }
     }
     // trpc-to-openapi's node handler takes a request-like object; a proxy of
     // the real Request with the already-parsed body keeps the limits ours.
@@ -310,6 +386,7 @@ export function create_app(options: AppOptions): Handler {
         if (property === "body") return body;
         if (property === "service_context") return ctx;
         if (property === "signal") return never_aborted;
+        if (property === "headers") return headers;
         const value = Reflect.get(target, property, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
@@ -348,7 +425,16 @@ export function create_app(options: AppOptions): Handler {
       );
     });
     if (response.status < 400 && !rest_errors.has(ctx)) return response;
-    const error = not_found
+    const allowed = not_found ? allowed_methods(url.pathname) : [];
+    const error = allowed.length > 0
+      ? new ApiError(
+        "method_not_allowed",
+        `${request.method} is not allowed on ${url.pathname}; use ${
+          allowed.join(" or ")
+        }`,
+        { headers: { Allow: allowed.join(", ") } },
+      )
+      : not_found
       ? new ApiError(
         "not_found",
         `No endpoint ${request.method} ${url.pathname}`,
@@ -415,6 +501,10 @@ export function create_app(options: AppOptions): Handler {
           headers: { "Retry-After": "5" },
         });
       }
+    }
+    if (path === "/docs" || path.startsWith("/docs/")) {
+      const docs = await serve_docs(request, url);
+      if (docs) return docs;
     }
     const page = await options.serve_dashboard?.(request, url);
     if (page) return page;

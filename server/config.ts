@@ -44,6 +44,10 @@ export interface Config {
   stripe?: StripeConfig;
   /** The service's public origin (`PUBLIC_URL`), for links back from Stripe; default: the request's. */
   public_url?: string;
+  /** `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://…`); unset: mail goes to the log. */
+  smtp_url?: string;
+  /** `MAIL_FROM`, the sender of the service's mail (required with `SMTP_URL`). */
+  mail_from: string;
 }
 
 const STRIPE_VARIABLES = [
@@ -115,6 +119,45 @@ function parse_public_url(text: string | undefined): string | undefined {
     );
   }
   return url.origin;
+}
+
+function parse_smtp_url(text: string | undefined): string | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^smtps?:$/.test(url.protocol) || !url.hostname) {
+    // Never echo the value: it may hold a password.
+    throw new ConfigError(
+      "SMTP_URL must look like smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465",
+    );
+  }
+  return text.trim();
+}
+
+function parse_mail_from(
+  text: string | undefined,
+  smtp_url: string | undefined,
+): string {
+  const value = text?.trim();
+  if (!value) {
+    if (smtp_url) {
+      throw new ConfigError(
+        "MAIL_FROM is required with SMTP_URL, e.g. MAIL_FROM='Ink <no-reply@invoices.example.com>'",
+      );
+    }
+    return "Ink <no-reply@localhost>";
+  }
+  const address = /<([^<>]+)>\s*$/.exec(value)?.[1] ?? value;
+  if (!/^[^\s@<>"]+@[^\s@<>"]+$/.test(address) || /[\r\n]/.test(value)) {
+    throw new ConfigError(
+      `MAIL_FROM must be an address or "Name <address>", got "${value}"`,
+    );
+  }
+  return value;
 }
 
 /** A configuration problem; start-up stops with its message. */
@@ -230,6 +273,7 @@ export function load_config(
       `SUPPORT_EMAIL must be an e-mail address, got "${support_email}"`,
     );
   }
+  const smtp_url = parse_smtp_url(get("SMTP_URL"));
   const admin_token = get("ADMIN_TOKEN");
   if (admin_token !== undefined && admin_token.length < 16) {
     throw new ConfigError(
@@ -285,5 +329,7 @@ export function load_config(
         15_000,
     stripe: parse_stripe(get),
     public_url: parse_public_url(get("PUBLIC_URL")),
+    smtp_url,
+    mail_from: parse_mail_from(get("MAIL_FROM"), smtp_url),
   };
 }

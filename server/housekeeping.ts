@@ -1,10 +1,11 @@
 /**
  * Periodic clean-up of rows that only matter for a while: rate-limit windows
  * (a row per account and minute), idempotency receipts of past months and
- * expired dashboard sessions. Safe to run on every instance at once.
+ * expired dashboard sessions and mailed tokens. Safe to run on every instance at once.
  */
 import {
   type Database,
+  prune_account_tokens,
   prune_rate_limit_windows,
   prune_receipts,
   prune_sessions,
@@ -24,6 +25,8 @@ export interface HousekeepingResult {
   receipts: number;
   sessions: number;
   stripe_events: number;
+  /** Expired password-reset and verification tokens. */
+  account_tokens: number;
 }
 
 /** Deletes what is no longer needed at `now`. */
@@ -45,6 +48,7 @@ export async function run_housekeeping(
       database,
       new Date(now.getTime() - STRIPE_EVENT_RETENTION_MS),
     ),
+    account_tokens: await prune_account_tokens(database, now),
   };
 }
 

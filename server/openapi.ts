@@ -6,6 +6,11 @@
 import { generateOpenApiDocument } from "trpc-to-openapi";
 import { z } from "zod";
 import {
+  ERROR_EXAMPLES,
+  FORBIDDEN_EXAMPLES,
+  OPERATION_EXAMPLES,
+} from "./openapi_examples.ts";
+import {
   app_router,
   ErrorBodySchema,
   INVOICE_LIMITS,
@@ -58,6 +63,44 @@ function mark_aliases(schema: Json): void {
   for (const property of Object.values(properties)) {
     const items = property.items as Json | undefined;
     if (items) mark_aliases(items);
+  }
+}
+
+/**
+ * Puts the examples of openapi_examples.ts on every operation: the request
+ * body, the success answer and one per error status (named ones where a
+ * status has several codes).
+ */
+function add_examples(paths: Record<string, Record<string, Json>>): void {
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const examples = OPERATION_EXAMPLES[`${method} ${path}`];
+      const body = operation.requestBody as
+        | { content: Record<string, Json> }
+        | undefined;
+      if (body && examples?.request !== undefined) {
+        body.content["application/json"].example = examples.request;
+      }
+      const responses = operation.responses as Record<string, Json>;
+      for (const [status, response] of Object.entries(responses)) {
+        const content = response.content as Record<string, Json> | undefined;
+        if (!content) continue;
+        // Copies: error answers share one content object.
+        const [media_type, media] = Object.entries(content)[0];
+        const example = examples?.responses[status] ??
+          (Number(status) >= 400 ? ERROR_EXAMPLES[status] : undefined);
+        if (example === undefined) continue;
+        const with_example: Json = { ...media };
+        if (status === "403" && path === "/generate") {
+          with_example.examples = Object.fromEntries(
+            Object.entries(FORBIDDEN_EXAMPLES).map((
+              [name, value],
+            ) => [name, { value }]),
+          );
+        } else with_example.example = example;
+        response.content = { [media_type]: with_example };
+      }
+    }
   }
 }
 
@@ -193,6 +236,13 @@ export function build_openapi_document(): Json {
     ...responses["503"],
     headers: { "Retry-After": header("Seconds to wait.", "integer") },
   };
+  responses["405"] = {
+    description:
+      "Any method but POST (`method_not_allowed`); `OPTIONS` answers 204. Both list the methods in `Allow`.",
+    headers: { Allow: header("`POST, OPTIONS`") },
+    content: error_content,
+  };
+  add_examples(paths);
   // Only tRPC callers receive GeneratedPdf; REST clients get the PDF bytes.
   delete components.schemas.GeneratedPdf;
   return document;

@@ -7,6 +7,8 @@ import { create_billing } from "./billing.ts";
 import type { Config } from "./config.ts";
 import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
+import { create_account_mail } from "./dashboard/account_mail.ts";
+import { create_mailer } from "./mail.ts";
 import { Metrics } from "./metrics.ts";
 import { RenderPool } from "./render_pool.ts";
 import { create_services, type RenderPdf } from "./services.ts";
@@ -84,7 +86,17 @@ export async function start_server(
   const billing = config.stripe
     ? create_billing(database, { stripe: config.stripe, now: options.now })
     : undefined;
+  const mailer = create_mailer({
+    smtp_url: config.smtp_url,
+    mail_from: config.mail_from,
+  });
+  const account_mail = create_account_mail(database, {
+    mailer,
+    now: options.now ?? (() => new Date()),
+    fallback_origin: config.public_url,
+  });
   const services = create_services(timed, {
+    account_mail,
     billing,
     signup,
     on_render: (seconds) => metrics.observe_render(seconds),
@@ -143,6 +155,8 @@ export async function start_server(
       closing ??= (async () => {
         await server.shutdown();
         stop_housekeeping();
+        await account_mail.idle();
+        mailer.close();
         await pool?.close();
         if (owns_database) await database.close();
       })();

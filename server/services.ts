@@ -18,6 +18,7 @@ import {
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
 import { type Billing, billing_view } from "./billing.ts";
+import type { AccountMail } from "./dashboard/account_mail.ts";
 import { check_page_budget, PageLimitError } from "./pdf/page_budget.ts";
 import { RenderTimeoutError } from "./render_pool.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
@@ -57,6 +58,8 @@ export interface ServicesOptions {
   signup?: SignupPolicy;
   /** Stripe billing; unset: billing is off and plans change through the operator. */
   billing?: Billing;
+  /** Password reset and address verification mail; unset: those answer 404. */
+  account_mail?: AccountMail;
 }
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
@@ -229,6 +232,25 @@ export function create_services(
       }
       throw error;
     }
+  }
+
+  function require_account_mail(): AccountMail {
+    if (!options.account_mail) {
+      throw new ApiError("not_found", "This server sends no account mail");
+    }
+    return options.account_mail;
+  }
+
+  /**
+   * Live keys need a verified address (sign-up mails the link; operator
+   * accounts and accounts older than verification count as verified).
+   */
+  async function require_verified_address(account_id: string): Promise<void> {
+    if (await store.is_email_verified(database, account_id)) return;
+    throw new ApiError(
+      "forbidden",
+      "Confirm your e-mail address before creating a live API key: open the link in the mail we sent when you signed up (a password reset link also confirms it)",
+    );
   }
 
   async function usage_of(
@@ -562,8 +584,32 @@ export function create_services(
     },
 
     sign_up(input) {
+      return with_database(async () => {
+        const account = await insert_account({
+          ...await password_auth.new_account(input),
+          // Self-service accounts prove their address by mail first.
+          email_verified: options.account_mail === undefined,
+        });
+        options.account_mail?.send_verification(account, input.origin);
+        return account;
+      });
+    },
+
+    request_password_reset(input, response) {
+      return with_database(() =>
+        require_account_mail().request_password_reset(input, response)
+      );
+    },
+
+    reset_password(input) {
       return with_database(async () =>
-        insert_account(await password_auth.new_account(input))
+        account_view(await require_account_mail().reset_password(input))
+      );
+    },
+
+    verify_email(input) {
+      return with_database(async () =>
+        account_view(await require_account_mail().verify_email(input))
       );
     },
 
@@ -653,6 +699,7 @@ export function create_services(
     create_key(account_id: string, name: string) {
       return with_database(async () => {
         await require_account(account_id);
+        await require_verified_address(account_id);
         const key = await store.create_api_key(database, { account_id, name });
         return { ...key, created_at: key.created_at.toISOString() };
       });

@@ -1,7 +1,8 @@
 /**
  * The dashboard end to end in Debian's Chromium: sign up, generate a key
  * (shown once), use it, see the usage, try the renderer, revoke the key,
- * sign out. Screenshots of every page, at desktop and phone width, go to
+ * sign out, reset the password from the mailed link (a real SMTP server on
+ * loopback receives the verification and reset mails). Screenshots of every page, at desktop and phone width, go to
  * tests/artifacts/dashboard/.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
@@ -11,6 +12,7 @@ import {
   show_pdf,
 } from "./helpers/browser.ts";
 import { start_test_server } from "./helpers/test_server.ts";
+import { link_in, start_smtp_sink } from "./helpers/smtp_sink.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -31,7 +33,10 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn(t) {
-    const server = await start_test_server();
+    const smtp = await start_smtp_sink();
+    const server = await start_test_server({
+      env: { SMTP_URL: smtp.url, MAIL_FROM: "Ink <no-reply@ink.test>" },
+    });
     const browser = await launch_browser();
     const { page } = browser;
     const email = `owner-${crypto.randomUUID().slice(0, 8)}@example.com`;
@@ -73,6 +78,24 @@ Deno.test({
             email,
           );
           await screenshot_both(page, "03-keys-empty");
+        },
+      );
+
+      await t.step(
+        "confirm the address from the verification mail",
+        async () => {
+          const link = link_in(await smtp.next_for(email), "/verify-email");
+          await page.goto(link.href);
+          await page.getByRole("button", { name: "Confirm my address" })
+            .click();
+          await page.locator("[data-form-done]").waitFor();
+          assertMatch(
+            await page.locator("[data-form-done]").innerText(),
+            /is confirmed/,
+          );
+          await screenshot_both(page, "03b-email-confirmed");
+          await page.goto(`${server.url}/dashboard/keys`);
+          await page.getByText("No API keys yet").waitFor();
         },
       );
 
@@ -303,12 +326,53 @@ Deno.test({
         assertEquals(new URL(page.url()).pathname, "/signin");
       });
 
+      await t.step(
+        "forgot password: the mailed link sets a new one and signs in",
+        async () => {
+          await page.goto(`${server.url}/signin`);
+          await page.getByRole("link", { name: "Forgot password?" }).click();
+          await page.waitForURL("**/forgot-password");
+          await page.getByLabel("E-mail").fill(email);
+          await page.getByRole("button", { name: "Send reset link" }).click();
+          await page.locator("[data-form-done]").waitFor();
+          assertMatch(
+            await page.locator("[data-form-done]").innerText(),
+            /on its way/,
+          );
+          await screenshot_both(page, "12-forgot-password");
+          const link = link_in(await smtp.next_for(email), "/reset-password");
+          await page.goto(link.href);
+          await page.getByRole("heading", { name: "Choose a new password" })
+            .waitFor();
+          await screenshot_both(page, "13-reset-password");
+          await page.getByLabel("New password").fill("a new passphrase here");
+          await page.getByRole("button", { name: "Set password and sign in" })
+            .click();
+          await page.waitForURL("**/dashboard/keys");
+          assertEquals(
+            await page.locator("[data-account-email]").innerText(),
+            email,
+          );
+          // The link worked once.
+          await page.goto(link.href);
+          await page.getByLabel("New password").fill("yet another passphrase");
+          await page.getByRole("button", { name: "Set password and sign in" })
+            .click();
+          await page.locator("[data-form-error]").waitFor();
+          assertMatch(
+            await page.locator("[data-form-error]").innerText(),
+            /invalid, used or expired/,
+          );
+        },
+      );
+
       await t.step("no console errors and no CSP violations", () => {
         assertEquals(browser.problems, []);
       });
     } finally {
       await browser.close();
       await server.close();
+      await smtp.close();
     }
   },
 });

@@ -2,15 +2,17 @@ import { assertEquals } from "./assert.ts";
 import { open_test_database } from "./helpers/test_database.ts";
 import {
   create_account,
+  create_account_token,
   create_session,
   get_session,
   hit_rate_limit,
   record_stripe_event,
   reserve_generation,
+  use_account_token,
 } from "../db/mod.ts";
 import { run_housekeeping } from "../server/housekeeping.ts";
 
-Deno.test("housekeeping removes old rate windows, past months' receipts, expired sessions and month-old Stripe event ids only", async () => {
+Deno.test("housekeeping removes old rate windows, past months' receipts, expired sessions, expired mailed tokens and month-old Stripe event ids only", async () => {
   const { database, close } = await open_test_database();
   try {
     const now = new Date("2026-11-23T12:00:00Z");
@@ -59,13 +61,38 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, expired
       received_at: new Date("2026-11-20T00:00:00Z"),
     });
 
+    const token_input = {
+      account_id: account.id,
+      email: account.email,
+      purpose: "password_reset" as const,
+      ttl_seconds: 3600,
+    };
+    await create_account_token(database, {
+      ...token_input,
+      now: new Date("2026-11-23T10:30:00Z"),
+    });
+    const live_token = await create_account_token(database, {
+      ...token_input,
+      now,
+    });
+
     const removed = await run_housekeeping(database, now);
     assertEquals(removed, {
       rate_limit_windows: 1,
       receipts: 1,
       sessions: 1,
       stripe_events: 1,
+      account_tokens: 1,
     });
+    // The unexpired reset token still works (once).
+    assertEquals(
+      (await use_account_token(database, {
+        token: live_token,
+        purpose: "password_reset",
+        now,
+      }))?.account_id,
+      account.id,
+    );
     // A redelivery of the recent event is still recognised; the old id is gone.
     assertEquals(
       await record_stripe_event(database, { id: "evt_recent", type: "x" }),

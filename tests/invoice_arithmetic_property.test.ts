@@ -5,7 +5,8 @@
  * paid, currencies — parsed by the contract and checked figure by figure
  * against an independent model written differently: exact rationals
  * (bigint numerator and denominator in whole currency units), rounding by
- * floor division, and its own grouping and refusal rules. No PDFs here.
+ * floor division (to whole units for JPY, KRW, ISK), and its own grouping
+ * and refusal rules. No PDFs here.
  *
  * Replay a failure with PROPERTY_SEED=<seed> (the message names it).
  */
@@ -52,11 +53,15 @@ function parse_q(text: string): Q {
   return q(n, 10n ** BigInt(fraction.length));
 }
 
-/** Rounds to a whole number of cents, half away from zero: sign × ⌊|x|·100 + ½⌋. */
-function to_cents_q(x: Q): Q {
+/**
+ * Rounds to the currency's minor unit (cents, or whole units when `minor` is
+ * 0), half away from zero: sign × ⌊|x|·10^minor + ½⌋ ÷ 10^minor.
+ */
+function round_q(x: Q, minor = 2): Q {
+  const scale = 10n ** BigInt(minor);
   const magnitude = x.n < 0n ? -x.n : x.n;
-  const cents = (200n * magnitude + x.d) / (2n * x.d);
-  return q(x.n < 0n ? -cents : cents, 100n);
+  const units = (2n * scale * magnitude + x.d) / (2n * x.d);
+  return q(x.n < 0n ? -units : units, scale);
 }
 
 // ---------------------------------------------------------------------------
@@ -81,7 +86,9 @@ interface Tax {
 }
 
 const EXEMPT = ["E", "AE", "K", "G", "O"];
-const CURRENCIES = ["EUR", "USD", "GBP", "CHF", "PLN", "SEK", "CZK", "AUD"];
+const CURRENCIES = ["EUR", "USD", "GBP", "CHF", "PLN", "SEK", "CZK", "KWD"];
+/** Currencies without a minor unit: whole amounts, results rounded to whole units. */
+const WHOLE_CURRENCIES = ["JPY", "KRW", "ISK"];
 
 /** The model's result: a refusal (with the fields it must name) or every figure. */
 type Expected =
@@ -134,6 +141,8 @@ function build(random: () => number, run: number): {
       ? { tax_category: tax.category } // the rate is 0
       : { tax_category: tax.category, tax_rate: Number(tax.rate) };
 
+  const currency = random() < 0.15 ? pick(WHOLE_CURRENCIES) : pick(CURRENCIES);
+  const minor = WHOLE_CURRENCIES.includes(currency) ? 0 : 2;
   const mode = pick(["none", "none", "default", "lines", "lines", "mixed"]);
   const invoice_tax = mode === "default" || mode === "mixed"
     ? random_tax()
@@ -147,9 +156,13 @@ function build(random: () => number, run: number): {
   const line_count = 1 + Math.floor(random() * 8);
   for (let i = 0; i < line_count; i++) {
     const quantity = 1 + Math.floor(random() * 40);
-    let price = decimal_text(random, 3_000_000, pick([0, 1, 2, 2, 2, 3]));
+    let price = decimal_text(
+      random,
+      3_000_000,
+      minor === 0 ? 0 : pick([0, 1, 2, 2, 2, 3]),
+    );
     if (random() < 0.07) price = `-${price}`;
-    const amount = to_cents_q(mul(q(BigInt(quantity)), parse_q(price)));
+    const amount = round_q(mul(q(BigInt(quantity)), parse_q(price)));
     const own = mode === "lines" || (mode === "mixed" && random() < 0.5)
       ? random_tax()
       : undefined;
@@ -188,9 +201,10 @@ function build(random: () => number, run: number): {
         ? decimal_text(random, field === "discounts" ? 3_000 : 2_000, 2)
         : undefined;
       const amount = percent === undefined
-        ? parse_q(decimal_text(random, 50_000, 2))
-        : to_cents_q(
+        ? parse_q(decimal_text(random, 50_000, minor))
+        : round_q(
           mul(subtotal, q(parse_q(percent).n, parse_q(percent).d * 100n)),
+          minor,
         );
       if (percent !== undefined && !less(ZERO, subtotal)) {
         refused.push(`${field}[${index}].percent`);
@@ -255,7 +269,7 @@ function build(random: () => number, run: number): {
   for (const [key, group] of groups) {
     const taxable = add(group.lines, group.adjust);
     const rate = parse_q(group.tax.rate);
-    const tax = to_cents_q(mul(taxable, q(rate.n, rate.d * 100n)));
+    const tax = round_q(mul(taxable, q(rate.n, rate.d * 100n)), minor);
     breakdown.set(key, { taxable, tax });
     tax_total = add(tax_total, tax);
   }
@@ -265,12 +279,13 @@ function build(random: () => number, run: number): {
   );
   let amount_paid: Q | undefined;
   if (random() < 0.3 && less(ZERO, total)) {
-    // Up to the whole total, sometimes a cent over.
-    const cents = total.n * 100n / total.d;
+    // Up to the whole total, sometimes one minor unit over.
+    const scale = 10n ** BigInt(minor);
+    const units = total.n * scale / total.d;
     const paid = random() < 0.1
-      ? cents + 1n
-      : BigInt(Math.floor(random() * Number(cents + 1n)));
-    amount_paid = q(paid, 100n);
+      ? units + 1n
+      : BigInt(Math.floor(random() * Number(units + 1n)));
+    amount_paid = q(paid, scale);
     if (less(total, amount_paid)) refused.push("amount_paid");
   }
 
@@ -278,7 +293,7 @@ function build(random: () => number, run: number): {
     invoice_number: `P-${run}`,
     date: "2026-11-23",
     due_date: "2026-12-23",
-    currency: pick(CURRENCIES),
+    currency,
     sender: { name: "S", email: "s@example.com", tax_id: "DE123456789" },
     bill_to: { name: "B", email: "b@example.com", tax_id: "FR12345678901" },
     items,

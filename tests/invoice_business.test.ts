@@ -219,11 +219,17 @@ Deno.test("locales: every supported one has renderer labels; Accept-Language pic
   }
   assertEquals(negotiate_locale("de-AT,de;q=0.9,en;q=0.8"), "de-AT");
   assertEquals(negotiate_locale("fr-CA, en;q=0.5"), "fr-FR");
-  assertEquals(negotiate_locale("ja, nl;q=0.3"), "nl-NL");
+  assertEquals(negotiate_locale("sw, nl;q=0.3"), "nl-NL");
+  // Issue 11's locales.
+  assertEquals(negotiate_locale("ja, nl;q=0.3"), "ja-JP");
+  assertEquals(negotiate_locale("zh-TW,zh;q=0.8"), "zh-TW");
+  assertEquals(negotiate_locale("zh"), "zh-CN");
+  assertEquals(negotiate_locale("ar"), "ar-SA");
+  assertEquals(negotiate_locale("he"), "he-IL");
   assertEquals(negotiate_locale("no"), "nb-NO");
   assertEquals(negotiate_locale("en;q=0.2, cs;q=0.9"), "cs-CZ");
   assertEquals(negotiate_locale("*"), undefined);
-  assertEquals(negotiate_locale("ja-JP"), undefined);
+  assertEquals(negotiate_locale("sw-KE"), undefined);
   assertEquals(parse({ ...base(), locale: "de-de" }).locale, "de-DE");
 });
 

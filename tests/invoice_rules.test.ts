@@ -693,6 +693,28 @@ Deno.test("rule field shapes: amount or percent (not both, not neither), country
   );
 });
 
+Deno.test("arithmetic: in a currency without a minor unit, tax and percents are rounded once, to whole units", () => {
+  const yen = parse({
+    ...base(),
+    currency: "JPY",
+    items: [{ description: "A", quantity: 1, rate: 209, amount: 209 }],
+    tax_rate: 5.5,
+    // 5.5 % of 209 = 11.495: 11, not 11.50 → 12 (rounding twice).
+    charges: [{ description: "C", percent: 0.05, tax_rate: 0 }],
+  });
+  assertEquals(yen.tax_breakdown?.[0].tax_amount, "11.00");
+  // 0.05 % of 990 = 0.495 … of 209 = 0.1045: 0.
+  assertEquals(yen.charges?.[0].amount, "0.00");
+  const big = parse({
+    ...base(),
+    currency: "JPY",
+    items: [{ description: "A", quantity: 1, rate: 990, amount: 990 }],
+    discounts: [{ description: "D", percent: 0.05 }],
+  });
+  assertEquals(big.discounts?.[0].amount, "0.00"); // 0.495 → 0, not 0.50 → 1
+  assertEquals(big.total, "990.00");
+});
+
 // ---------------------------------------------------------------------------
 // The same rules through the public faces.
 

@@ -42,6 +42,22 @@ const REQUIRED_LOCALES = [
 ];
 
 /**
+ * Issue 11's locales (other scripts; their PDF text is checked in
+ * render_scripts.test.ts, in pdftotext's reading order).
+ */
+const SCRIPT_LOCALES = [
+  "zh-CN",
+  "zh-TW",
+  "ja-JP",
+  "ko-KR",
+  "ar-SA",
+  "ar-AE",
+  "he-IL",
+  "hi-IN",
+  "th-TH",
+];
+
+/**
  * Per locale: the currency used in the test and how 1234.56 of it and
  * 2026-11-23 read on the PDF (CLDR conventions, checked by hand).
  */
@@ -164,7 +180,10 @@ function placeholders(template: string): string[] {
 }
 
 Deno.test("every required locale is supported, every locale has every label and unit", () => {
-  assertEquals([...RENDERER_LOCALES].sort(), [...REQUIRED_LOCALES].sort());
+  assertEquals(
+    [...RENDERER_LOCALES].sort(),
+    [...REQUIRED_LOCALES, ...SCRIPT_LOCALES].sort(),
+  );
   // The renderer has words for exactly the locales the contract accepts.
   assertEquals([...RENDERER_LOCALES].sort(), [...SUPPORTED_LOCALES].sort());
   const reference = LOCALE_TEXTS["en-US"];

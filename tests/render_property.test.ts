@@ -140,12 +140,29 @@ function random_invoice(index: number): Random {
       (_, k) => adjustment("charge", k),
     );
   }
+  if (request.currency === "JPY") {
+    // No minor unit: whole yen only (the contract refuses decimals).
+    for (const item of items) {
+      item.rate = Math.max(1, Math.round(item.rate));
+      item.amount = item.rate * item.quantity;
+    }
+    for (
+      const entry of [...(request.discounts ?? []), ...(request.charges ?? [])]
+    ) {
+      if (entry.amount !== undefined) {
+        entry.amount = Math.max(1, Math.floor(entry.amount));
+      }
+    }
+  }
   const first = InvoiceRequestSchema.safeParse(request);
   if (!first.success) return { invoice: null, number };
   if (random() < 0.3) {
     const total_cents = Math.round(Number(first.data.total) * 100);
     if (total_cents > 0) {
-      request.amount_paid = int(0, total_cents) / 100;
+      const paid = int(0, total_cents) / 100;
+      request.amount_paid = request.currency === "JPY"
+        ? Math.floor(paid)
+        : paid;
       const second = InvoiceRequestSchema.safeParse(request);
       return { invoice: second.success ? second.data : null, number };
     }

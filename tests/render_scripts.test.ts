@@ -14,7 +14,13 @@ import {
   assertNotEquals,
   assertStringIncludes,
 } from "./assert.ts";
-import { pdf_fonts_of, pdf_text, qpdf_check } from "./helpers/pdf_text.ts";
+import {
+  pdf_fonts_of,
+  pdf_text,
+  pdf_words,
+  qpdf_check,
+} from "./helpers/pdf_text.ts";
+import { LOCALE_TEXTS } from "../server/pdf/locales.ts";
 import type { Invoice } from "../contract/invoice_types.ts";
 import { InvoiceRequestSchema } from "../contract/invoice.ts";
 import { render_invoice_pdf } from "../server/pdf/mod.ts";
@@ -322,6 +328,7 @@ export function artifact_invoices(): Record<string, Invoice> {
         "名刺デザイン",
       ],
       notes: "お支払いは30日以内に銀行振込でお願いいたします。",
+      locale: "ja-JP",
     }),
     arabic: make({
       sender: "شركة النور LLC",
@@ -332,6 +339,7 @@ export function artifact_invoices(): Record<string, Invoice> {
         "استشارات فارسی: می‌خواهم، اردو: ٹیکسی",
       ],
       notes: "يرجى الدفع خلال 30 يومًا. شكرًا لكم!",
+      locale: "ar-SA",
     }),
     hindi: make({
       sender: "राम कुमार शर्मा",
@@ -342,6 +350,7 @@ export function artifact_invoices(): Record<string, Invoice> {
         "हिन्दी और मराठी: महाराष्ट्र",
       ],
       notes: "कृपया 30 दिनों के भीतर भुगतान करें। धन्यवाद!",
+      locale: "hi-IN",
     }),
     thai: make({
       sender: "บริษัท สยาม จำกัด",
@@ -349,6 +358,7 @@ export function artifact_invoices(): Record<string, Invoice> {
       bill_to: "สมชาย ใจดี",
       items: ["ค่าบริการที่ปรึกษา ที่ นี่ ปั้น ผู้ ญี่ปุ่น", "เวิร์กช็อปทบทวนการออกแบบสองวัน"],
       notes: "กรุณาชำระเงินภายใน 30 วัน ขอบคุณครับ",
+      locale: "th-TH",
     }),
   };
 }
@@ -373,5 +383,122 @@ Deno.test("PNGs of a Japanese, an Arabic, a Hindi and a Thai invoice go to tests
     const png = await Deno.readFile(new URL(`${name}-1.png`, ARTIFACTS));
     assertEquals([...png.subarray(1, 4)], [80, 78, 71]); // "PNG"
     assertGreater(png.length, 10_000);
+  }
+});
+
+/** An invoice in `locale` whose parties and items are written in its script. */
+function rtl_invoice(locale: string, samples: {
+  sender: string;
+  address: string;
+  bill_to: string;
+  item: string;
+}): Invoice {
+  const base = full_invoice();
+  return InvoiceRequestSchema.parse({
+    ...base,
+    locale,
+    sender: { ...base.sender, name: samples.sender, address: samples.address },
+    bill_to: { ...base.bill_to, name: samples.bill_to },
+    items: [{
+      description: samples.item,
+      quantity: 2,
+      rate: 1250.5,
+      amount: 2501,
+    }],
+    notes: samples.item,
+  });
+}
+
+const ARABIC_RTL = {
+  sender: "شركة النور LLC",
+  address: "شارع الملك فهد 123",
+  bill_to: "محمد عبد الله",
+  item: "تصميم شعار ودليل الهوية",
+};
+const HEBREW_RTL = {
+  sender: "דוד כהן בע״מ",
+  address: "רחוב הרצל 12",
+  bill_to: "חברת אור",
+  item: "ייעוץ עסקי לחודש מרץ",
+};
+
+for (
+  const [locale, samples] of [
+    ["ar-SA", ARABIC_RTL],
+    ["he-IL", HEBREW_RTL],
+  ] as const
+) {
+  Deno.test(`${locale}: the layout is mirrored — title and sender on the right, columns right to left`, async () => {
+    const pdf = render_invoice_pdf(rtl_invoice(locale, samples));
+    assert((await qpdf_check(pdf)).ok);
+    const { pages, words } = await pdf_words(pdf);
+    const centre = pages[0].width / 2;
+    const page_one = words.filter((w) => w.page === 1);
+    const at = (text: string) => {
+      const word = page_one.find((w) => w.text === text);
+      assert(word !== undefined, `${text} not found`);
+      return word;
+    };
+    // The title is the tallest text; it sits right of centre.
+    const height = (w: { y_min: number; y_max: number }) => w.y_max - w.y_min;
+    const tallest = Math.max(...page_one.map(height));
+    const title_glyphs = page_one.filter((w) => height(w) > tallest * 0.9);
+    assertGreater(Math.min(...title_glyphs.map((w) => w.x_min)), centre);
+    // Sender block on the right, bill-to on the left.
+    assertGreater(at("billing@wrobel.example").x_min, centre);
+    assertLess(at("accounts@balanescu.example").x_max, centre);
+    // Amounts stay numbers with Western digits, in the leftmost column.
+    assertLess(at("2,501.00").x_max, centre);
+    // A left-to-right invoice with the same text is not mirrored.
+    const ltr = render_invoice_pdf(
+      InvoiceRequestSchema.parse({
+        ...full_invoice(),
+        sender: { ...full_invoice().sender, name: samples.sender },
+      }),
+    );
+    const ltr_words = (await pdf_words(ltr)).words;
+    const invoice_title = ltr_words.find((w) => w.text === "INVOICE");
+    assertLess(invoice_title!.x_max, centre);
+  });
+
+  Deno.test(`${locale}: mixed-direction lines keep their logical order`, async () => {
+    const pdf = render_invoice_pdf(rtl_invoice(locale, samples));
+    const text = readable(await pdf_text(pdf, { mode: "reading" }));
+    // Latin suffix and house number after the right-to-left words, as written.
+    assertStringIncludes(text, samples.sender);
+    assertStringIncludes(text, samples.address);
+    assertStringIncludes(text, samples.bill_to);
+    assertStringIncludes(text, samples.item);
+  });
+}
+
+Deno.test("the issue 11 locales print their translated labels", async () => {
+  const locales = [
+    "zh-CN",
+    "zh-TW",
+    "ja-JP",
+    "ko-KR",
+    "ar-SA",
+    "ar-AE",
+    "he-IL",
+    "hi-IN",
+    "th-TH",
+  ];
+  for (const locale of locales) {
+    const labels = LOCALE_TEXTS[locale].labels;
+    const pdf = render_invoice_pdf(
+      InvoiceRequestSchema.parse({ ...full_invoice(), locale }),
+    );
+    assert((await qpdf_check(pdf)).ok, locale);
+    const text = readable(await pdf_text(pdf, { mode: "reading" }));
+    for (
+      const key of ["invoice", "description", "quantity", "bill_to"] as const
+    ) {
+      const expected = labels[key].toLocaleUpperCase(locale);
+      assert(
+        text.includes(labels[key]) || text.includes(expected),
+        `${locale}: ${key} "${labels[key]}" in ${text.slice(0, 300)}`,
+      );
+    }
   }
 });

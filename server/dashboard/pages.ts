@@ -13,7 +13,7 @@ import { PASSWORD_LIMITS, type Plan, PLANS } from "../../contract/mod.ts";
 import type { SignupPolicy } from "./auth.ts";
 
 /** Who may open a page. */
-type Access = "signed_in" | "signed_out";
+type Access = "signed_in" | "signed_out" | "any";
 
 interface PageSpec {
   layout: "app" | "auth";
@@ -39,6 +39,25 @@ export const PAGES: Record<string, PageSpec> = {
     file: "signup.html",
     title: "Create account",
     access: "signed_out",
+  },
+  "/forgot-password": {
+    layout: "auth",
+    file: "forgot_password.html",
+    title: "Forgot password",
+    access: "signed_out",
+  },
+  // Links from mails: they work whoever is signed in on this browser.
+  "/reset-password": {
+    layout: "auth",
+    file: "reset_password.html",
+    title: "Choose a new password",
+    access: "any",
+  },
+  "/verify-email": {
+    layout: "auth",
+    file: "verify_email.html",
+    title: "Confirm your e-mail address",
+    access: "any",
   },
   "/dashboard/keys": {
     layout: "app",

@@ -40,6 +40,7 @@ import {
   measure_line,
   needs_text_layout,
   type TextLayoutOptions,
+  without_bidi_marks,
 } from "./text_layout.ts";
 import { type GlyphSink, line_operators } from "./glyph_drawing.ts";
 import { wrap_paragraph } from "./line_break.ts";
@@ -330,6 +331,12 @@ export interface DocumentTextSettings {
    * Korean.
    */
   context?: () => string;
+  /**
+   * Right-to-left layout: every page is drawn mirrored (see
+   * {@link finish_mirrored_pages}) and all text, Latin included, goes
+   * through the text layout so it reads normally.
+   */
+  mirrored?: boolean;
 }
 
 const document_text_settings = new WeakMap<jsPDF, DocumentTextSettings>();
@@ -533,7 +540,8 @@ function install_fast_paths(doc: jsPDF): void {
     const lines = Array.isArray(text) ? text : text.split("\n");
     if (
       font === undefined || transform !== undefined ||
-      !lines.some((l) => needs_text_layout(l, font.prepared))
+      (!font.text_settings.mirrored &&
+        !lines.some((l) => needs_text_layout(l, font.prepared)))
     ) {
       return original_text(text, x, y, options as never, transform as never);
     }
@@ -604,6 +612,7 @@ export function draw_text_line(
     throw new Error("draw_text_line needs an invoice font");
   }
   const size = internal.getFontSize();
+  line = without_bidi_marks(line);
   const layout = layout_line(line, font.layout_options());
   const page_height = internal.pageSize.getHeight() * internal.scaleFactor;
   internal.write(line_operators(layout, {
@@ -613,7 +622,45 @@ export function draw_text_line(
     fill,
     text: line,
     sink: document_glyph_sink(doc),
+    mirrored: font.text_settings.mirrored,
   }));
+}
+
+/**
+ * Right-to-left layouts: wraps every page's content in a horizontal mirror
+ * (`-1 0 0 1 W 0 cm`), so the whole left-to-right layout — title, party
+ * blocks, table columns, rules — appears right to left. Text was drawn
+ * mirrored back already ({@link draw_text_line}); images are flipped back
+ * here. Call once, after the last drawing and before output.
+ */
+export function finish_mirrored_pages(doc: jsPDF): void {
+  const internal = doc.internal as unknown as {
+    pages: (string[] | null)[];
+    pageSize: { getWidth(): number };
+  };
+  const width = internal.pageSize.getWidth();
+  for (const page of internal.pages) {
+    if (!Array.isArray(page)) continue;
+    for (let i = 0; i + 1 < page.length; i++) {
+      // jsPDF places an image as "w 0 0 h x y cm" followed by "/Ix Do".
+      const m = /^(-?[\d.]+) 0 0 (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) cm$/.exec(
+        page[i],
+      );
+      if (m !== null && /^\/\S+ Do$/.test(page[i + 1])) {
+        const w = Number(m[1]);
+        page[i] = `${-w} 0 0 ${m[2]} ${
+          Math.round((Number(m[3]) + w) * 1000) / 1000
+        } ${m[4]} cm`;
+      }
+    }
+    page.unshift(`q -1 0 0 1 ${width} 0 cm`);
+    page.push("Q");
+  }
+}
+
+/** Whether the document's pages are mirrored (right-to-left layout). */
+export function is_mirrored(doc: jsPDF): boolean {
+  return document_text_settings.get(doc)?.mirrored === true;
 }
 
 const glyph_sinks = new WeakMap<jsPDF, GlyphSink>();

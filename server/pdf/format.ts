@@ -48,11 +48,15 @@ export function format_quantity(quantity: number): string {
   return sign + group_thousands(String(Math.abs(quantity)));
 }
 
-/** Money with an optional currency code in front: "EUR 1,234.50" or "1,234.50". */
+/**
+ * Money with an optional currency code in front: "EUR 1,234.50" or
+ * "1,234.50"; `minor_units` decimals at least ("JPY 1,234" with 0).
+ */
 export function format_money(
   value: string,
   currency: string | undefined,
+  options: { minor_units?: number } = {},
 ): string {
-  const amount = format_decimal(value);
+  const amount = format_decimal(value, options.minor_units ?? 2);
   return currency ? `${currency} ${amount}` : amount;
 }

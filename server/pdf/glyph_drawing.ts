@@ -37,6 +37,12 @@ export interface LineOperatorOptions {
   /** The line's text in logical order, for ActualText. */
   text: string;
   sink: GlyphSink;
+  /**
+   * The page is drawn mirrored (`-1 0 0 1 W 0 cm`, right-to-left layouts):
+   * the text matrix mirrors back, starting from the line's right end, so
+   * glyphs read normally at the mirrored position.
+   */
+  mirrored?: boolean;
 }
 
 /** PDF number: at most three decimals, no exponent, no "-0". */
@@ -57,7 +63,7 @@ function utf16_hex(text: string): string {
 /** Operators drawing `layout` (a complete marked-content sequence). */
 export function line_operators(
   layout: LineLayout,
-  { x, y, size, fill, text, sink }: LineOperatorOptions,
+  { x, y, size, fill, text, sink, mirrored }: LineOperatorOptions,
 ): string {
   // Right-to-left lines get no ActualText: extractors such as poppler
   // spread ActualText over the span left to right and then reverse RTL
@@ -67,7 +73,9 @@ export function line_operators(
   let ops = actual ? `/Span<</ActualText<${utf16_hex(text)}>>>BDC\n` : "";
   const stroke = fill.replace(/rg$/, "RG");
   ops += `q ${fill} ${stroke} ${num(size * 0.035)} w BT\n` +
-    `1 0 0 1 ${num(x)} ${num(y)} Tm\n`;
+    (mirrored
+      ? `-1 0 0 1 ${num(x + (layout.width * size) / 1000)} ${num(y)} Tm\n`
+      : `1 0 0 1 ${num(x)} ${num(y)} Tm\n`);
   let mode = 0;
   for (const run of layout.runs) {
     if (run.glyphs.length === 0) continue;

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { currency_minor_units } from "../../contract/currencies.ts";
 import { format_decimal, format_money, format_quantity } from "./format.ts";
 
 /** The formatting functions one invoice uses. */
@@ -83,11 +84,21 @@ function country_name(locale: string, code: string): string {
   }
 }
 
+/**
+ * Decimals amounts show: the currency's minor unit (JPY 0, KWD 3), 2 without
+ * a currency or for a code outside ISO 4217. Amounts are never rounded to it:
+ * the contract only lets through amounts that fit it.
+ */
+function minor_units_of(currency: string | undefined): number {
+  return currency === undefined ? 2 : currency_minor_units(currency) ?? 2;
+}
+
 function legacy_formats(currency: string | undefined): Formats {
+  const minor_units = minor_units_of(currency);
   return {
-    money: (value) => format_money(value, currency),
-    amount: (value) => format_decimal(value),
-    price: (value) => format_decimal(value),
+    money: (value) => format_money(value, currency, { minor_units }),
+    amount: (value) => format_decimal(value, minor_units),
+    price: (value) => format_decimal(value, minor_units),
     quantity: format_quantity,
     date: (value) => value,
     percent: (value) => `${format_decimal(value, 0)}%`,
@@ -95,26 +106,24 @@ function legacy_formats(currency: string | undefined): Formats {
   };
 }
 
-function intl_formats(locale: string, currency: string | undefined): Formats {
+function intl_formats(tag: string, currency: string | undefined): Formats {
+  // Arabic locales print amounts with Western digits (as ar-AE does by
+  // default), so they read as numbers everywhere, e-invoice matching
+  // included.
+  const locale = /^ar(-|$)/.test(tag) ? `${tag}-u-nu-latn` : tag;
+  // The ISO 4217 minor unit, not CLDR's (which differs for a few currencies);
+  // at most never fewer than the two decimals an invoice carries, so a stray
+  // fraction still prints exactly instead of being rounded away.
+  const digits = {
+    minimumFractionDigits: minor_units_of(currency),
+    maximumFractionDigits: Math.max(2, minor_units_of(currency)),
+  };
   const money = currency === undefined
-    ? decimal_formatter(locale, {
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    })
-    : decimal_formatter(locale, {
-      style: "currency",
-      currency,
-      // Always the two decimals the invoice carries: CLDR would print JPY,
-      // KRW or ISK without decimals, rounding the exact amount away.
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    });
-  const amount = decimal_formatter(locale, {
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 2,
-  });
+    ? decimal_formatter(locale, digits)
+    : decimal_formatter(locale, { style: "currency", currency, ...digits });
+  const amount = decimal_formatter(locale, digits);
   const price = decimal_formatter(locale, {
-    minimumFractionDigits: 2,
+    minimumFractionDigits: minor_units_of(currency),
     maximumFractionDigits: 20,
   });
   const quantity = decimal_formatter(locale, { maximumFractionDigits: 20 });

@@ -32,9 +32,11 @@ import type {
 import {
   create_document_with_fonts,
   draw_text_line,
+  finish_mirrored_pages,
   font_handle,
   type FontHandle,
   INVOICE_FONT_FAMILY,
+  is_mirrored,
   rethrow_font_errors,
   sanitize_text,
 } from "./fonts.ts";
@@ -211,7 +213,11 @@ export function render_invoice_pdf(
     compress: true,
     // Otherwise jsPDF writes all 14 standard fonts, which we never use.
     putOnlyUsedFonts: true,
-  }, { locale: input.locale, context: () => JSON.stringify(input) });
+  }, {
+    locale: input.locale,
+    context: () => JSON.stringify(input),
+    ...(is_rtl_locale(input.locale) ? { mirrored: true } : {}),
+  });
   doc.setFont(INVOICE_FONT_FAMILY, "normal");
   doc.setLineHeightFactor(LINE_HEIGHT_FACTOR);
   const layout = layout_state(doc, input);
@@ -242,6 +248,7 @@ export function render_invoice_pdf(
   draw_footers(layout);
   if (options.mark) draw_marks(layout, options.mark);
 
+  if (is_mirrored(doc)) finish_mirrored_pages(doc);
   const bytes = new Uint8Array(doc.output("arraybuffer"));
   rethrow_font_errors(doc);
   return bytes;
@@ -459,7 +466,11 @@ function draw_key_values(
     doc.text(lines, x + label_width, baseline);
     const height = lines.length * line_height + 3;
     if (link?.row === index) {
-      doc.link(x + label_width, y, value_width, height, { url: link.url });
+      // Link annotations are not content: a mirrored page moves them here.
+      const link_x = is_mirrored(doc)
+        ? doc.internal.pageSize.getWidth() - (x + label_width) - value_width
+        : x + label_width;
+      doc.link(link_x, y, value_width, height, { url: link.url });
     }
     y += height;
   });
@@ -1126,8 +1137,11 @@ function draw_qr(layout: Layout, payload: string, top: number): number {
     top: page_height - top,
     size: QR_SIZE,
   });
+  // On a mirrored page the code is flipped back within its own box, so it
+  // stays scannable.
+  const flip = is_mirrored(doc) ? `-1 0 0 1 ${num(2 * x + QR_SIZE)} 0 cm ` : "";
   (doc.internal as unknown as { write(ops: string): void }).write(
-    `q 0 0 0 rg\n${rects}\nf Q`,
+    `q ${flip}0 0 0 rg\n${rects}\nf Q`,
   );
   set_text_style(doc, { style: "normal", size: 7, color: MUTED });
   const caption = doc.splitTextToSize(layout.labels.scan_to_pay, QR_SIZE + 8);
@@ -1135,6 +1149,11 @@ function draw_qr(layout: Layout, payload: string, top: number): number {
     align: "center",
   });
   return top + QR_SIZE + 10 + caption.length * 7 * LINE_HEIGHT_FACTOR;
+}
+
+/** Right-to-left locales (Arabic, Hebrew, Persian, Urdu): mirrored layout. */
+function is_rtl_locale(locale: string | undefined): boolean {
+  return locale !== undefined && /^(ar|he|fa|ur)(-|$)/i.test(locale);
 }
 
 /** PDF number: at most two decimals, no exponent, no "-0". */
@@ -1176,14 +1195,16 @@ function draw_body_cell(
       `${num(table + content_width(doc))} ${rule_y} l S Q\n`;
   }
   ops += `BT /${handle.resource} ${num(size)} Tf ${INK_FILL}\n`;
-  // Lines in other scripts: shaped and drawn by the text layout afterwards.
+  // Lines in other scripts (and every line of a mirrored, right-to-left
+  // page): shaped and drawn by the text layout afterwards.
+  const mirrored = is_mirrored(doc);
   const laid_out: { line: string; x: number; y: number }[] = [];
   for (const line of cell.text) {
     if (line !== "") {
       const x = right
         ? x_right - handle.font.widthOfString(line, size)
         : x_left;
-      if (needs_text_layout(line, handle.font.prepared)) {
+      if (mirrored || needs_text_layout(line, handle.font.prepared)) {
         laid_out.push({ line, x, y });
       } else {
         ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +

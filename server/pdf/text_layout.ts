@@ -79,6 +79,17 @@ export function needs_text_layout(text: string, latin: PreparedFont): boolean {
 const bidi_factory = bidi_module as unknown as () => Bidi;
 let bidi: Bidi | undefined;
 
+const BIDI_MARKS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text without invisible bidi marks and embeddings (Intl puts RLM and ALM
+ * into Arabic and Hebrew numbers and dates): the layout resolves direction
+ * itself, and no font has glyphs for them.
+ */
+export function without_bidi_marks(text: string): string {
+  return BIDI_MARKS.test(text) ? text.replace(BIDI_MARKS, "") : text;
+}
+
 /** A logical stretch of text in one font (undefined = Latin font). */
 interface FontSpan {
   start: number;
@@ -200,7 +211,11 @@ function is_rtl_font(font: ScriptFont | undefined): boolean {
  * Width of one line in 1/1000 em (direction does not change it, so no bidi
  * pass is needed).
  */
-export function measure_line(text: string, options: TextLayoutOptions): number {
+export function measure_line(
+  text0: string,
+  options: TextLayoutOptions,
+): number {
+  const text = without_bidi_marks(text0);
   let width = 0;
   for (const span of font_spans(text, options)) {
     const part = text.slice(span.start, span.end);
@@ -223,9 +238,10 @@ export function measure_line(text: string, options: TextLayoutOptions): number {
  * visually (UAX #9, rule L2).
  */
 export function layout_line(
-  text: string,
+  text0: string,
   options: TextLayoutOptions,
 ): LineLayout {
+  const text = without_bidi_marks(text0);
   bidi ??= bidi_factory();
   const { levels, paragraphs } = bidi.getEmbeddingLevels(
     text,

@@ -1,0 +1,224 @@
+/**
+ * Mail that proves who holds an address: password reset and address
+ * verification. Links carry a random token (only its hash is stored), work
+ * once and expire. Requests answer the same whether or not an account
+ * exists, and mail is sent in the background so response times do not tell
+ * either.
+ *
+ * @module
+ */
+import { ApiError, type ResponseSink } from "../../contract/mod.ts";
+import * as store from "../../db/mod.ts";
+import type { Mailer } from "../mail.ts";
+import { hash_password } from "./password.ts";
+
+/** A reset link works for this long. */
+export const PASSWORD_RESET_TTL_SECONDS = 60 * 60;
+
+/** A verification link works for this long. */
+export const VERIFY_EMAIL_TTL_SECONDS = 48 * 60 * 60;
+
+/**
+ * Reset requests allowed per e-mail and per client address in a window:
+ * enough for a lost mail, too few to flood a mailbox.
+ */
+export const PASSWORD_RESET_LIMIT = {
+  per_email: 3,
+  per_address: 20,
+  window_seconds: 15 * 60,
+} as const;
+
+/** Password reset and address verification over a database and a mailer. */
+export interface AccountMail {
+  /** Mails a reset link if the address has an account; throws `rate_limited`. */
+  request_password_reset(
+    input: { email: string; client_address?: string; origin?: string },
+    response: ResponseSink,
+  ): Promise<void>;
+  /** Sets the password from a reset token and ends all the account's sessions. */
+  reset_password(
+    input: { token: string; password: string },
+  ): Promise<store.Account>;
+  /** Mails a verification link to the account's address (in the background). */
+  send_verification(
+    account: { id: string; email: string },
+    origin?: string,
+  ): void;
+  /** Marks the address verified from a verification token. */
+  verify_email(input: { token: string }): Promise<store.Account>;
+  /** Settles once mail started so far was handed over (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+/** Options of {@link create_account_mail}. */
+export interface AccountMailOptions {
+  mailer: Mailer;
+  now: () => Date;
+  /** Where links point when the request's origin is unknown. */
+  fallback_origin?: string;
+  /** Told when a background send fails (default: `console.error`). */
+  on_error?: (error: unknown) => void;
+}
+
+/** Creates the reset and verification flows. */
+export function create_account_mail(
+  database: store.Database,
+  options: AccountMailOptions,
+): AccountMail {
+  const pending = new Set<Promise<void>>();
+  const on_error = options.on_error ??
+    ((error: unknown) =>
+      console.error(
+        "mail: sending failed:",
+        error instanceof Error ? error.message : error,
+      ));
+
+  function in_background(task: () => Promise<void>): void {
+    const running = task().catch(on_error).finally(() =>
+      pending.delete(running)
+    );
+    pending.add(running);
+  }
+
+  function link(origin: string | undefined, path: string, token: string) {
+    const base = origin ?? options.fallback_origin ?? "http://localhost:8000";
+    return `${base}${path}?token=${encodeURIComponent(token)}`;
+  }
+
+  async function limit(
+    bucket: string,
+    allowed: number,
+    response: ResponseSink,
+  ): Promise<void> {
+    const now = options.now();
+    const hit = await store.hit_rate_limit(database, {
+      bucket,
+      now,
+      window_seconds: PASSWORD_RESET_LIMIT.window_seconds,
+    });
+    if (hit.count <= allowed) return;
+    const seconds = Math.max(
+      1,
+      Math.ceil((hit.reset_at.getTime() - now.getTime()) / 1000),
+    );
+    response.headers.set("Retry-After", String(seconds));
+    throw new ApiError(
+      "rate_limited",
+      `Too many password reset requests; try again in ${
+        Math.ceil(seconds / 60)
+      } minute(s)`,
+    );
+  }
+
+  async function used_token(
+    token: string,
+    purpose: "password_reset" | "verify_email",
+  ): Promise<store.Account> {
+    const used = await store.use_account_token(database, {
+      token,
+      purpose,
+      now: options.now(),
+    });
+    const account = used
+      ? await store.get_account(database, used.account_id)
+      : undefined;
+    if (!account) {
+      const what = purpose === "password_reset"
+        ? "This password reset link is invalid, used or expired; ask for a new one"
+        : "This verification link is invalid, used or expired; sign in and ask for a new one";
+      throw new ApiError("invalid_request", what, {
+        details: [{ path: "token", message: "is invalid, used or expired" }],
+      });
+    }
+    return account;
+  }
+
+  return {
+    async request_password_reset(input, response) {
+      const email = store.normalize_email(input.email);
+      if (input.client_address) {
+        await limit(
+          `reset-address:${input.client_address}`,
+          PASSWORD_RESET_LIMIT.per_address,
+          response,
+        );
+      }
+      await limit(`reset:${email}`, PASSWORD_RESET_LIMIT.per_email, response);
+      const account = await store.find_account_by_email(database, email);
+      if (!account) return;
+      in_background(async () => {
+        const token = await store.create_account_token(database, {
+          account_id: account.id,
+          email: account.email,
+          purpose: "password_reset",
+          ttl_seconds: PASSWORD_RESET_TTL_SECONDS,
+          now: options.now(),
+        });
+        await options.mailer.send({
+          to: account.email,
+          subject: "Reset your Ink password",
+          text: [
+            `Someone (hopefully you) asked to reset the password of the Ink account ${account.email}.`,
+            "",
+            "Choose a new password here (the link works once, for one hour):",
+            link(input.origin, "/reset-password", token),
+            "",
+            "If you did not ask for this, ignore this mail: your password stays as it is.",
+          ].join("\n"),
+        });
+      });
+    },
+
+    async reset_password(input) {
+      const account = await used_token(input.token, "password_reset");
+      const password_hash = await hash_password(input.password);
+      const updated = await store.update_account(database, account.id, {
+        password_hash,
+      });
+      // Other reset links die with this one; every signed-in device is
+      // signed out (whoever knew the old password). Receiving the link
+      // also proves the address.
+      await store.delete_account_tokens(database, {
+        account_id: account.id,
+        purpose: "password_reset",
+      });
+      await store.delete_account_sessions(database, account.id);
+      await store.set_email_verified(database, account.id);
+      return updated ?? account;
+    },
+
+    send_verification(account, origin) {
+      in_background(async () => {
+        const token = await store.create_account_token(database, {
+          account_id: account.id,
+          email: account.email,
+          purpose: "verify_email",
+          ttl_seconds: VERIFY_EMAIL_TTL_SECONDS,
+          now: options.now(),
+        });
+        await options.mailer.send({
+          to: account.email,
+          subject: "Confirm your e-mail address for Ink",
+          text: [
+            `Welcome to Ink. Please confirm that ${account.email} is your address:`,
+            link(origin, "/verify-email", token),
+            "",
+            "The link works once, for 48 hours. Until then you can use the dashboard and test keys; live API keys need a confirmed address.",
+            "",
+            "If you did not create an Ink account, ignore this mail.",
+          ].join("\n"),
+        });
+      });
+    },
+
+    async verify_email(input) {
+      const account = await used_token(input.token, "verify_email");
+      await store.set_email_verified(database, account.id);
+      return account;
+    },
+
+    async idle() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+  };
+}

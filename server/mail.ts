@@ -1,0 +1,72 @@
+/**
+ * Outgoing mail: SMTP through nodemailer when `SMTP_URL` is set (STARTTLS
+ * whenever the server offers it), otherwise each message is written to the
+ * log so a lone `deno task start` still shows reset and verification links.
+ *
+ * @module
+ */
+import nodemailer from "nodemailer";
+
+/** One plain-text message. */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Sends mail; `send` rejects when the message could not be handed over. */
+export interface Mailer {
+  /** How mail leaves: `smtp` or `log`. */
+  readonly kind: "smtp" | "log";
+  /** Sends one message. */
+  send(message: MailMessage): Promise<void>;
+  /** Closes pooled connections. */
+  close(): void;
+}
+
+/** Options of {@link create_mailer}. */
+export interface MailerOptions {
+  /** `smtp://user:pass@host:587` or `smtps://…:465`; unset: log only. */
+  smtp_url?: string;
+  /** The `From` address. */
+  mail_from: string;
+  /** Where a log mailer writes (default: `console.log`). */
+  write_log?: (line: string) => void;
+}
+
+/** Creates the mailer the configuration asks for. */
+export function create_mailer(options: MailerOptions): Mailer {
+  if (!options.smtp_url) {
+    const write = options.write_log ?? ((line: string) => console.log(line));
+    return {
+      kind: "log",
+      send(message) {
+        write(JSON.stringify({
+          time: new Date().toISOString(),
+          mail: "not sent (SMTP_URL unset)",
+          from: options.mail_from,
+          ...message,
+        }));
+        return Promise.resolve();
+      },
+      close() {},
+    };
+  }
+  // A URL transport: smtp:// upgrades with STARTTLS when offered (nodemailer's
+  // default), smtps:// is TLS from the start. Timeouts bound a stuck server.
+  const transport = nodemailer.createTransport({
+    url: options.smtp_url,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+  return {
+    kind: "smtp",
+    async send(message) {
+      await transport.sendMail({ from: options.mail_from, ...message });
+    },
+    close() {
+      transport.close();
+    },
+  };
+}

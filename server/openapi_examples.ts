@@ -1,0 +1,245 @@
+/**
+ * Examples for every operation of the OpenAPI document: one request (where
+ * there is a body) and one answer per documented status. Kept next to the
+ * generator and checked against the contract's zod schemas by
+ * tests/openapi.test.ts, so they cannot drift from what the API does.
+ *
+ * @module
+ */
+const ACCOUNT_ID = "3f6c1a52-8b0e-4c7d-9a51-2f4e8d7b6c10";
+const KEY_ID = "b1d2e3f4-5a6b-4c7d-8e9f-0a1b2c3d4e5f";
+
+/** The invoice the examples send (the dashboard's Try-it invoice, dated). */
+export const EXAMPLE_INVOICE = {
+  invoice_number: "INV-2026-0001",
+  date: "2026-11-23",
+  due_date: "2026-12-23",
+  currency: "USD",
+  sender: {
+    name: "Northwind Studio LLC",
+    email: "billing@northwind.example",
+    address: "500 Market Street, Suite 200",
+    city: "San Francisco",
+    state: "CA",
+    zip: "94105",
+    country: "US",
+  },
+  bill_to: {
+    name: "Globex Corporation",
+    email: "accounts@globex.example",
+    address: "42 Harbor Road",
+    city: "Boston",
+    state: "MA",
+    zip: "02110",
+    country: "US",
+  },
+  tax_rate: 7.25,
+  tax_label: "Sales tax",
+  items: [
+    {
+      description: "Website redesign (fixed fee)",
+      quantity: 1,
+      rate: 4800,
+      amount: 4800,
+    },
+    { description: "Support hours", quantity: 6, rate: 95.5, amount: 573 },
+  ],
+  payment_terms: "Net 30",
+};
+
+const USAGE = {
+  month: "2026-11",
+  used: 42,
+  limit: 1000,
+  remaining: 958,
+  resets_at: "2026-12-01T00:00:00.000Z",
+  daily: [{ day: "2026-11-22", count: 17 }, { day: "2026-11-23", count: 25 }],
+};
+
+const API_KEY = {
+  id: KEY_ID,
+  name: "Production server",
+  prefix: "ink_live_Xk3f",
+  status: "active",
+  created_at: "2026-11-01T09:30:00.000Z",
+  last_used_at: "2026-11-23T08:12:44.000Z",
+  revoked_at: null,
+};
+
+const REVOKED_KEY = {
+  ...API_KEY,
+  status: "revoked",
+  revoked_at: "2026-11-23T09:00:00.000Z",
+};
+
+const UNVERIFIED = {
+  error: {
+    code: "forbidden",
+    message:
+      "Confirm your e-mail address before creating a live API key: open the link in the mail we sent when you signed up",
+    details: [],
+  },
+};
+
+const CREATED_KEY = {
+  id: KEY_ID,
+  name: "Production server",
+  prefix: "ink_live_Xk3f",
+  key: "ink_live_Xk3fQ9vB2mN7pL4sT8wY1zA6cE0gH5jK3nR9uV2xZ7bD",
+  created_at: "2026-11-23T09:00:00.000Z",
+};
+
+const BILLING = {
+  enabled: true,
+  has_subscription: true,
+  stripe_customer_id: "cus_QxExample123",
+  stripe_subscription_id: "sub_1QxExample456",
+  stripe_status: "active",
+  stripe_price_id: "price_1QxPro789",
+  current_period_end: "2026-12-01T00:00:00.000Z",
+  cancel_at_period_end: false,
+  pending_plan: null,
+  operator_override: false,
+};
+
+const ACCOUNT = {
+  id: ACCOUNT_ID,
+  email: "ada@example.com",
+  name: "Ada Lovelace",
+  plan: "pro",
+  subscription_status: "active",
+  created_at: "2026-11-01T09:00:00.000Z",
+};
+
+/** Examples of one operation: request body and answer per status. */
+export interface OperationExamples {
+  request?: unknown;
+  responses: Record<string, unknown>;
+}
+
+/** Examples by `"<method> <path>"`; error statuses come from {@link ERROR_EXAMPLES}. */
+export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
+  "post /generate": {
+    request: EXAMPLE_INVOICE,
+    responses: {
+      "200":
+        "%PDF-1.3\n%ºß¬à\n3 0 obj\n<</Type /Page … (binary PDF, about 30 KB for this invoice) … %%EOF",
+    },
+  },
+  "get /account/usage": { responses: { "200": USAGE } },
+  "get /account/keys": { responses: { "200": { keys: [API_KEY] } } },
+  "post /account/keys": {
+    request: { name: "Production server" },
+    responses: { "201": CREATED_KEY, "403": UNVERIFIED },
+  },
+  "post /account/keys/{id}/revoke": { responses: { "200": REVOKED_KEY } },
+  "get /account/billing": { responses: { "200": BILLING } },
+  "post /account/billing/plan": {
+    request: { plan: "team" },
+    responses: {
+      "200": {
+        action: "upgraded",
+        url: null,
+        plan: "team",
+        effective_at: "2026-11-23T09:00:00.000Z",
+      },
+    },
+  },
+  "post /account/billing/portal": {
+    responses: {
+      "200": { url: "https://billing.stripe.com/p/session/test_YWNjdF8x" },
+    },
+  },
+  "post /admin/accounts": {
+    request: {
+      email: "ada@example.com",
+      name: "Ada Lovelace",
+      plan: "pro",
+      subscription_status: "active",
+    },
+    responses: { "201": ACCOUNT },
+  },
+  "get /admin/accounts/{id}": {
+    responses: { "200": { ...ACCOUNT, usage: USAGE, billing: BILLING } },
+  },
+  "patch /admin/accounts/{id}": {
+    request: { plan: "team" },
+    responses: {
+      "200": {
+        ...ACCOUNT,
+        plan: "team",
+        usage: { ...USAGE, limit: 10000, remaining: 9958 },
+        billing: { ...BILLING, operator_override: true },
+      },
+    },
+  },
+  "get /admin/accounts/{id}/keys": {
+    responses: { "200": { keys: [API_KEY] } },
+  },
+  "post /admin/accounts/{id}/keys": {
+    request: { name: "Production server" },
+    responses: { "201": CREATED_KEY, "403": UNVERIFIED },
+  },
+  "post /admin/keys/{id}/revoke": { responses: { "200": REVOKED_KEY } },
+};
+
+function error_body(
+  code: string,
+  message: string,
+  details: { path: string; message: string }[] = [],
+) {
+  return { error: { code, message, details } };
+}
+
+/** Several codes share 403 on `/generate`: one named example each. */
+export const FORBIDDEN_EXAMPLES: Record<string, unknown> = {
+  key_revoked: error_body("key_revoked", "This API key has been revoked"),
+  subscription_inactive: error_body(
+    "subscription_inactive",
+    "The subscription of this account is inactive",
+  ),
+  quota_exceeded: error_body(
+    "quota_exceeded",
+    "Monthly limit of 150 invoices reached; it resets on 2026-12-01",
+  ),
+};
+
+/** An error answer per status, as the service sends them. */
+export const ERROR_EXAMPLES: Record<string, unknown> = {
+  "400": error_body("invalid_request", "Invalid request: items: required", [
+    { path: "items", message: "required" },
+  ]),
+  "401": error_body(
+    "unauthorized",
+    "Missing Authorization header; send `Authorization: Bearer <API key>`",
+  ),
+  "403": error_body(
+    "quota_exceeded",
+    "Monthly limit of 150 invoices reached; it resets on 2026-12-01",
+  ),
+  "404": error_body("not_found", "No account with this id"),
+  "405": error_body("method_not_allowed", "Use POST /generate"),
+  "408": error_body(
+    "request_timeout",
+    "The request body did not arrive within 30 s",
+  ),
+  "409": error_body("conflict", "An account with this e-mail already exists"),
+  "415": error_body(
+    "unsupported_media_type",
+    "Content-Type must be application/json",
+  ),
+  "422": error_body("invalid_request", "The request cannot be processed"),
+  "413": error_body(
+    "payload_too_large",
+    "The request body is larger than 1048576 bytes",
+  ),
+  "429": error_body(
+    "rate_limited",
+    "Rate limit of 60 requests a minute reached; retry after 2 s",
+  ),
+  "500": error_body("internal", "Internal error; it has been logged"),
+  "503": error_body(
+    "unavailable",
+    "The database is not reachable; retry after 5 s",
+  ),
+};

@@ -1,0 +1,265 @@
+/**
+ * Password reset and address verification over a real SMTP server on
+ * loopback: the service's mail is received, its link parsed and followed.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { start_test_server, type TestServer } from "./helpers/test_server.ts";
+import { link_in, start_smtp_sink } from "./helpers/smtp_sink.ts";
+import { create_mailer } from "../server/mail.ts";
+import { PASSWORD_RESET_LIMIT } from "../server/dashboard/account_mail.ts";
+
+const PASSWORD = "correct horse battery staple";
+const NEW_PASSWORD = "a brand new passphrase";
+const MAIL_FROM = "Ink <no-reply@ink.test>";
+
+function trpc(
+  server: TestServer,
+  procedure: string,
+  input: unknown,
+  cookie?: string,
+): Promise<Response> {
+  return fetch(`${server.url}/trpc/${procedure}`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      ...(cookie ? { Cookie: cookie } : {}),
+    },
+    body: JSON.stringify(input),
+  });
+}
+
+function cookie_of(response: Response): string {
+  const set = response.headers.get("set-cookie") ?? "";
+  return set.split(";")[0];
+}
+
+async function signed_in_email(
+  server: TestServer,
+  cookie: string,
+): Promise<string | null> {
+  const response = await fetch(`${server.url}/trpc/auth.session`, {
+    headers: { Cookie: cookie },
+  });
+  return (await response.json()).result.data.account?.email ?? null;
+}
+
+Deno.test("sign-up mails a verification link; live keys need a verified address", async () => {
+  const smtp = await start_smtp_sink();
+  const server = await start_test_server({
+    env: { SMTP_URL: smtp.url, MAIL_FROM },
+  });
+  try {
+    const email = `new-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const signed_up = await trpc(server, "auth.sign_up", {
+      email,
+      password: PASSWORD,
+    });
+    assertEquals(signed_up.status, 200);
+    const account_id = (await signed_up.json()).result.data.account.id;
+
+    const mail = await smtp.next_for(email);
+    assertEquals(mail.user, "mailer", "authenticated with SMTP_URL's user");
+    assertMatch(mail.headers.from, /no-reply@ink\.test/);
+    assertMatch(mail.headers.subject, /Confirm your e-mail/);
+    const link = link_in(mail, "/verify-email");
+    assertEquals(link.origin, server.url);
+    const token = link.searchParams.get("token")!;
+    assert(token.length >= 40);
+
+    // Unverified: no live key, with a message that says why.
+    const refused = await server.admin(`/admin/accounts/${account_id}/keys`, {
+      body: { name: "Prod" },
+    });
+    assertEquals(refused.status, 403);
+    assertMatch((await refused.json()).error.message, /Confirm your e-mail/);
+
+    const page = await fetch(link);
+    assertEquals(page.status, 200);
+    assertEquals(page.headers.get("cache-control"), "no-store");
+    assertMatch(await page.text(), /Confirm your e-mail address/);
+
+    const verified = await trpc(server, "auth.verify_email", { token });
+    assertEquals(verified.status, 200);
+    assertEquals(verified.headers.get("cache-control"), "no-store");
+    assertEquals((await verified.json()).result.data, {
+      verified: true,
+      email,
+    });
+    const again = await trpc(server, "auth.verify_email", { token });
+    assertEquals(again.status, 400, "a token works once");
+    await again.body?.cancel();
+
+    const created = await server.admin(`/admin/accounts/${account_id}/keys`, {
+      body: { name: "Prod" },
+    });
+    assertEquals(created.status, 201);
+    await created.body?.cancel();
+
+    // Operator-created accounts count as verified.
+    const operator = await server.create_account();
+    assert(operator.key.startsWith("ink_"));
+  } finally {
+    await server.close();
+    await smtp.close();
+  }
+});
+
+Deno.test("password reset: same answer for any address, mailed link, single use, ends sessions, signs in", async (t) => {
+  const smtp = await start_smtp_sink();
+  let offset_ms = 0;
+  // Mid-window, so the 15-minute rate-limit window does not roll over.
+  const start = new Date("2026-03-10T12:05:00Z").getTime();
+  const server = await start_test_server({
+    env: { SMTP_URL: smtp.url, MAIL_FROM },
+    now: () => new Date(start + offset_ms),
+  });
+  try {
+    const email = `reset-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const signed_up = await trpc(server, "auth.sign_up", {
+      email,
+      password: PASSWORD,
+    });
+    const other_device = cookie_of(signed_up);
+    await smtp.next_for(email); // the verification mail
+
+    let reset_link: URL;
+    await t.step(
+      "an unknown and a known address get the same answer",
+      async () => {
+        const unknown = await trpc(server, "auth.request_password_reset", {
+          email: "nobody-here@example.com",
+        });
+        const known = await trpc(server, "auth.request_password_reset", {
+          email: email.toUpperCase(),
+        });
+        assertEquals(unknown.status, 200);
+        assertEquals(known.status, 200);
+        assertEquals(await unknown.json(), await known.json());
+        const mail = await smtp.next_for(email);
+        assertMatch(mail.headers.subject, /Reset your Ink password/);
+        reset_link = link_in(mail, "/reset-password");
+        assertEquals(reset_link.pathname, "/reset-password");
+        assertEquals(
+          smtp.messages.filter((m) => m.to.includes("nobody-here@example.com"))
+            .length,
+          0,
+        );
+      },
+    );
+
+    await t.step(
+      "the link opens the page; a bad token is refused",
+      async () => {
+        const page = await fetch(reset_link);
+        assertEquals(page.status, 200);
+        assertEquals(page.headers.get("cache-control"), "no-store");
+        assertMatch(await page.text(), /Choose a new password/);
+        const forged = await trpc(server, "auth.reset_password", {
+          token: "x".repeat(43),
+          password: NEW_PASSWORD,
+        });
+        assertEquals(forged.status, 400);
+        assertMatch(
+          JSON.stringify(await forged.json()),
+          /invalid, used or expired/,
+        );
+        const short = await trpc(server, "auth.reset_password", {
+          token: reset_link.searchParams.get("token"),
+          password: "short",
+        });
+        assertEquals(short.status, 400, "validation before the token is used");
+        await short.body?.cancel();
+      },
+    );
+
+    await t.step(
+      "resetting sets the password, ends sessions, signs in",
+      async () => {
+        assertEquals(await signed_in_email(server, other_device), email);
+        const token = reset_link.searchParams.get("token")!;
+        const reset = await trpc(server, "auth.reset_password", {
+          token,
+          password: NEW_PASSWORD,
+        });
+        assertEquals(reset.status, 200);
+        assertEquals(reset.headers.get("cache-control"), "no-store");
+        assertEquals((await reset.json()).result.data.account.email, email);
+        const new_session = cookie_of(reset);
+        assertEquals(await signed_in_email(server, new_session), email);
+        assertEquals(await signed_in_email(server, other_device), null);
+
+        const old = await trpc(server, "auth.sign_in", {
+          email,
+          password: PASSWORD,
+        });
+        assertEquals(old.status, 401);
+        await old.body?.cancel();
+        const fresh = await trpc(server, "auth.sign_in", {
+          email,
+          password: NEW_PASSWORD,
+        });
+        assertEquals(fresh.status, 200);
+        await fresh.body?.cancel();
+        const reused = await trpc(server, "auth.reset_password", {
+          token,
+          password: PASSWORD,
+        });
+        assertEquals(reused.status, 400, "single use");
+        await reused.body?.cancel();
+      },
+    );
+
+    await t.step("a link expires after one hour", async () => {
+      offset_ms = 0;
+      const asked = await trpc(server, "auth.request_password_reset", {
+        email,
+      });
+      assertEquals(asked.status, 200);
+      await asked.body?.cancel();
+      const link = link_in(await smtp.next_for(email), "/reset-password");
+      offset_ms = 60 * 60 * 1000 + 1000;
+      const late = await trpc(server, "auth.reset_password", {
+        token: link.searchParams.get("token"),
+        password: PASSWORD,
+      });
+      assertEquals(late.status, 400);
+      await late.body?.cancel();
+      offset_ms = 0;
+    });
+
+    await t.step("requests are rate limited per address", async () => {
+      const target = `limit-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      for (let i = 0; i < PASSWORD_RESET_LIMIT.per_email; i++) {
+        const ok = await trpc(server, "auth.request_password_reset", {
+          email: target,
+        });
+        assertEquals(ok.status, 200);
+        await ok.body?.cancel();
+      }
+      const limited = await trpc(server, "auth.request_password_reset", {
+        email: target,
+      });
+      assertEquals(limited.status, 429);
+      assert(Number(limited.headers.get("retry-after")) > 0);
+      assertEquals((await limited.json()).error.data.code, "rate_limited");
+    });
+  } finally {
+    await server.close();
+    await smtp.close();
+  }
+});
+
+Deno.test("without SMTP_URL mail is written to the log", async () => {
+  const lines: string[] = [];
+  const mailer = create_mailer({
+    mail_from: MAIL_FROM,
+    write_log: (line) => lines.push(line),
+  });
+  assertEquals(mailer.kind, "log");
+  await mailer.send({ to: "a@example.com", subject: "Hi", text: "Link: x" });
+  assertEquals(lines.length, 1);
+  const record = JSON.parse(lines[0]);
+  assertEquals(record.to, "a@example.com");
+  assertEquals(record.text, "Link: x");
+  assertMatch(record.mail, /SMTP_URL unset/);
+});

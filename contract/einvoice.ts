@@ -10,6 +10,7 @@
  * @module
  */
 import { z } from "zod";
+import { REC20_UNIT_CODES } from "./rec20_units.ts";
 /** UNTDID 5305 VAT category codes used by EN 16931. */
 type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
 
@@ -35,7 +36,7 @@ export interface FormatCheckedInvoice {
   has_tax: boolean;
   sender: PartyFields;
   bill_to: PartyFields;
-  items: { tax_category?: TaxCategory }[];
+  items: { tax_category?: TaxCategory; unit?: string }[];
   discounts?: { tax_category?: TaxCategory }[];
   charges?: { tax_category?: TaxCategory }[];
   delivery_date?: string;
@@ -273,6 +274,15 @@ export function format_problems(
   if (blank(sender.country)) need(["sender", "country"], "BT-40");
   if (blank(bill_to.country)) need(["bill_to", "country"], "BT-55");
 
+  invoice.items.forEach((item, index) => {
+    if (item.unit !== undefined && !REC20_UNIT_CODES.has(item.unit)) {
+      problems.push({
+        path: ["items", index, "unit"],
+        message:
+          `must be a UN/ECE Recommendation 20 unit code for ${format} (BT-130), e.g. C62, HUR, DAY, KGM`,
+      });
+    }
+  });
   const categories = categories_of(invoice);
   const outside_scope = categories.has("O");
   if (outside_scope && categories.size > 1) {

@@ -173,6 +173,11 @@ function encode_base64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** An answer carrying a secret (a new key, the CSRF token): no cache keeps it. */
+function no_store(ctx: ServiceContext): void {
+  ctx.response.headers.set("Cache-Control", "no-store");
+}
+
 const ADMIN_TAGS = ["admin"];
 const ACCOUNT_TAGS = ["account"];
 
@@ -183,10 +188,13 @@ export const app_router = t.router({
     session: base
       .input(z.void())
       .output(SessionStateSchema)
-      .query(({ ctx }) => ({
-        account: ctx.session?.account ?? null,
-        csrf_token: ctx.session?.csrf_token ?? null,
-      })),
+      .query(({ ctx }) => {
+        no_store(ctx);
+        return {
+          account: ctx.session?.account ?? null,
+          csrf_token: ctx.session?.csrf_token ?? null,
+        };
+      }),
     sign_up: base
       .input(SignUpSchema)
       .output(SignedInSchema)
@@ -362,6 +370,7 @@ export const app_router = t.router({
           ctx.principal.account.id,
           input.name,
         );
+        no_store(ctx);
         ctx.response.status = 201;
         return key;
       }),
@@ -520,6 +529,7 @@ export const app_router = t.router({
       .output(CreatedApiKeySchema)
       .mutation(async ({ ctx, input }) => {
         const key = await ctx.services.create_key(input.id, input.name);
+        no_store(ctx);
         ctx.response.status = 201;
         return key;
       }),

@@ -3,6 +3,7 @@
  * `/generate` (binary PDF), the REST face (trpc-to-openapi), `/trpc`, the
  * OpenAPI document and health checks, with one error shape for every failure.
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import {
@@ -54,6 +55,8 @@ export interface AppOptions {
   log?: (record: Record<string, unknown>) => void;
   /** Request, latency and rejection metrics, served at `/metrics`. */
   metrics?: Metrics;
+  /** Bearer token `/metrics` asks for; unset: open. */
+  metrics_token?: string;
   /** Origins allowed to call the API from browsers; `*` for any. Default: none. */
   cors_origins?: string[];
   /** Handles a Stripe webhook delivery (raw body, `Stripe-Signature`); unset: billing is off (404). */
@@ -136,6 +139,16 @@ function refuse_auth_batches(url: URL): void {
       "auth.* procedures cannot be batched; send each as its own request",
     );
   }
+}
+
+/** True when the request's bearer token is `token` (compared in constant time). */
+function bearer_matches(request: Request, token: string): boolean {
+  const match = /^Bearer +(\S+) *$/i.exec(
+    request.headers.get("authorization") ?? "",
+  );
+  if (!match) return false;
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(match[1]), digest(token));
 }
 
 function error_response(error: ApiError, headers?: Headers): Response {
@@ -488,6 +501,16 @@ export function create_app(options: AppOptions): Handler {
     }
     if (path === "/healthz") return json_response({ status: "ok" });
     if (path === "/metrics" && options.metrics) {
+      if (
+        options.metrics_token &&
+        !bearer_matches(request, options.metrics_token)
+      ) {
+        throw new ApiError(
+          "unauthorized",
+          "/metrics needs `Authorization: Bearer <METRICS_TOKEN>`",
+          { headers: { "WWW-Authenticate": 'Bearer realm="metrics"' } },
+        );
+      }
       return new Response(options.metrics.render(), {
         headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" },
       });

@@ -42,6 +42,8 @@ export interface Config {
   render_timeout_ms: number;
   /** Stripe billing (`STRIPE_*`); unset: billing is off. */
   stripe?: StripeConfig;
+  /** Bearer token `/metrics` asks for (`METRICS_TOKEN`); unset: open. */
+  metrics_token?: string;
   /** The service's public origin (`PUBLIC_URL`), for links back from Stripe; default: the request's. */
   public_url?: string;
   /** `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://…`); unset: mail goes to the log. */
@@ -273,6 +275,12 @@ export function load_config(
       `SUPPORT_EMAIL must be an e-mail address, got "${support_email}"`,
     );
   }
+  const metrics_token = get("METRICS_TOKEN")?.trim();
+  if (metrics_token !== undefined && metrics_token.length < 16) {
+    throw new ConfigError(
+      "METRICS_TOKEN must be at least 16 characters (use a long random value)",
+    );
+  }
   const smtp_url = parse_smtp_url(get("SMTP_URL"));
   const admin_token = get("ADMIN_TOKEN");
   if (admin_token !== undefined && admin_token.length < 16) {
@@ -329,6 +337,7 @@ export function load_config(
         15_000,
     stripe: parse_stripe(get),
     public_url: parse_public_url(get("PUBLIC_URL")),
+    metrics_token,
     smtp_url,
     mail_from: parse_mail_from(get("MAIL_FROM"), smtp_url),
   };

@@ -131,6 +131,7 @@ export async function start_server(
       : undefined,
     public_url: config.public_url,
     metrics,
+    metrics_token: config.metrics_token,
     log,
   });
   const { promise: listening, resolve } = Promise.withResolvers<

@@ -167,3 +167,16 @@ Deno.test("electronic addresses: EAS schemes, GLN and Belgian check digits", () 
   assertEquals(ok({ scheme: "EM", id: " " }), false);
   assertEquals(ok({ scheme: "EM", id: "a", extra: 1 }), false);
 });
+
+Deno.test("units must be Recommendation 20 codes the validators accept", () => {
+  const invoice = complete();
+  invoice.items = [
+    { tax_category: "S", unit: "HUR" },
+    { tax_category: "S", unit: "ZZZ" },
+    { tax_category: "S" },
+  ];
+  assertEquals(lines(invoice, "ubl"), [
+    "items.1.unit must be a UN/ECE Recommendation 20 unit code for ubl (BT-130), e.g. C62, HUR, DAY, KGM",
+  ]);
+  assertEquals(lines(invoice, "pdf"), []);
+});

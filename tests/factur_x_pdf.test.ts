@@ -140,8 +140,29 @@ Deno.test("catalog: /AF, embedded file spec, sRGB output intent, XMP; trailer /I
   assertEquals(metadata["/Filter"], undefined); // PDF/A: readable as is
 });
 
+/** An Arabic-script, right-to-left invoice with Japanese lines: more fonts. */
+function arabic_invoice() {
+  const invoice = german_invoice();
+  invoice.locale = "ar-SA";
+  invoice.bill_to = { ...invoice.bill_to, name: "شركة المثال للتجارة" };
+  invoice.items = invoice.items.map((item, i) => ({
+    ...item,
+    description: i === 0 ? "استشارات فنية" : "請求書の翻訳",
+  }));
+  return invoice;
+}
+
 Deno.test("every font is embedded; no JavaScript, no transparency", async () => {
-  const objects = await pdf_objects(facturx.bytes);
+  const arabic = render_invoice_document(arabic_invoice(), {
+    format: "factur-x",
+  }).bytes;
+  assert((await qpdf_check(arabic)).ok);
+  await check_fonts_and_transparency(facturx.bytes);
+  await check_fonts_and_transparency(arabic);
+});
+
+async function check_fonts_and_transparency(bytes: Uint8Array): Promise<void> {
+  const objects = await pdf_objects(bytes);
   let fonts = 0;
   for (const dict of all_dicts(objects)) {
     if (dict["/Type"] === "/FontDescriptor") {
@@ -158,7 +179,7 @@ Deno.test("every font is embedded; no JavaScript, no transparency", async () => 
     }
   }
   assertGreater(fonts, 0);
-});
+}
 
 Deno.test("XMP: PDF/A-3B, Factur-X extension schema, same title, author and dates as Info", async () => {
   const info = await pdf_info(facturx.bytes);

@@ -165,3 +165,79 @@ Deno.test("tRPC batches may not carry auth.* calls", async (t) => {
     await server.close();
   }
 });
+
+Deno.test("answers carrying a secret send Cache-Control: no-store", async (t) => {
+  const server = await start_test_server();
+  try {
+    await t.step("a new key from the admin API", async () => {
+      const { account_id } = await server.create_account();
+      const response = await server.admin(
+        `/admin/accounts/${account_id}/keys`,
+        { body: { name: "ci" } },
+      );
+      assertEquals(response.status, 201);
+      assertMatch((await response.json()).key, /\S{20,}/);
+      assertEquals(response.headers.get("cache-control"), "no-store");
+    });
+    await t.step("the CSRF token of a session", async () => {
+      const email = `nostore-${crypto.randomUUID()}@example.com`;
+      const password = "correct horse battery staple";
+      const headers = { "Content-Type": "application/json" };
+      const signed_up = await fetch(`${server.url}/trpc/auth.sign_up`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ email, password }),
+      });
+      await signed_up.body?.cancel();
+      const signed_in = await fetch(`${server.url}/trpc/auth.sign_in`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ email, password }),
+      });
+      assertEquals(signed_in.status, 200);
+      await signed_in.body?.cancel();
+      const cookie = /session=[^;]*/.exec(
+        signed_in.headers.get("set-cookie") ?? "",
+      )?.[0] ?? "";
+      const session = await fetch(`${server.url}/trpc/auth.session`, {
+        headers: { Cookie: cookie },
+      });
+      const data = (await session.json()).result.data;
+      assertMatch(data.csrf_token, /\S{16,}/);
+      assertEquals(session.headers.get("cache-control"), "no-store");
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("/metrics: open without METRICS_TOKEN, Bearer token required with it", async () => {
+  const open = await start_test_server();
+  try {
+    const response = await fetch(`${open.url}/metrics`);
+    assertEquals(response.status, 200);
+    assertMatch(await response.text(), /http_requests_total/);
+  } finally {
+    await open.close();
+  }
+  const token = "metrics-token-0123456789abcdef";
+  const closed = await start_test_server({ env: { METRICS_TOKEN: token } });
+  try {
+    for (const authorization of [undefined, "Bearer wrong-token-0123456789"]) {
+      const response = await fetch(`${closed.url}/metrics`, {
+        headers: authorization ? { Authorization: authorization } : {},
+      });
+      assertEquals(response.status, 401);
+      const body = await response.json();
+      assertEquals(body.error.code, "unauthorized");
+      assertMatch(body.error.message, /METRICS_TOKEN/);
+    }
+    const response = await fetch(`${closed.url}/metrics`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    assertEquals(response.status, 200);
+    assertMatch(await response.text(), /http_requests_total/);
+  } finally {
+    await closed.close();
+  }
+});

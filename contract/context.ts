@@ -127,7 +127,13 @@ export interface Services {
    * sign-up is switched off, `conflict` when the e-mail is taken.
    */
   sign_up(
-    input: { email: string; password: string; origin?: string },
+    input: {
+      email: string;
+      password: string;
+      origin?: string;
+      client_address?: string;
+    },
+    response: ResponseSink,
   ): Promise<AccountView>;
   /**
    * Checks a dashboard e-mail and password, rate-limited per e-mail. Throws
@@ -171,7 +177,10 @@ export interface ServiceContext {
   accept_language?: string | null;
   /** Origin of this service as the client reached it, e.g. `https://invoices.example.com`. */
   origin?: string;
-  /** The address the request came from (the TCP peer), for per-client limits. */
+  /**
+   * The address the request came from, for per-client limits: the TCP peer,
+   * or behind `TRUSTED_PROXIES` the right-most untrusted `X-Forwarded-For` hop.
+   */
   client_address?: string;
   response: ResponseSink;
   services: Services;

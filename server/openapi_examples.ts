@@ -200,7 +200,9 @@ export const FORBIDDEN_EXAMPLES: Record<string, unknown> = {
   ),
   quota_exceeded: error_body(
     "quota_exceeded",
-    "Monthly limit of 150 invoices reached; it resets on 2026-12-01",
+    "The Starter plan's limit of 150 invoices this month is used up; it resets on 2026-12-01 (UTC). " +
+      "For a higher limit, upgrade on the dashboard's Usage page (/dashboard/usage), " +
+      "which shows how to change the plan",
   ),
 };
 
@@ -215,7 +217,9 @@ export const ERROR_EXAMPLES: Record<string, unknown> = {
   ),
   "403": error_body(
     "quota_exceeded",
-    "Monthly limit of 150 invoices reached; it resets on 2026-12-01",
+    "The Starter plan's limit of 150 invoices this month is used up; it resets on 2026-12-01 (UTC). " +
+      "For a higher limit, upgrade on the dashboard's Usage page (/dashboard/usage), " +
+      "which shows how to change the plan",
   ),
   "404": error_body("not_found", "No account with this id"),
   "405": error_body("method_not_allowed", "Use POST /generate"),

@@ -517,7 +517,8 @@ export function create_services(
           throw new ApiError(
             "quota_exceeded",
             `The ${plan.name} plan's limit of ${plan.monthly_invoices} invoices this month is used up; ` +
-              `it resets on ${reset} (UTC). Upgrade the plan for a higher limit`,
+              `it resets on ${reset} (UTC). For a higher limit, upgrade on the dashboard's ` +
+              "Usage page (/dashboard/usage), which shows how to change the plan",
           );
         }
         if (reserved.status === "replay") {

@@ -4,7 +4,7 @@
  * render-after-reserve; only the timing differs. And the pool's idle count
  * that decides it.
  */
-import { assert, assertEquals, assertRejects } from "./assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import {
   ApiError,
   type Invoice,
@@ -93,6 +93,11 @@ Deno.test("early render: same answers and quota as render-after-reserve", async 
           ApiError,
         );
         assertEquals((over as ApiError).code, "quota_exceeded");
+        // The message says where to upgrade, not only that one should.
+        assertMatch(
+          (over as ApiError).message,
+          /Usage page \(\/dashboard\/usage\)/,
+        );
         // Not yet known to be over: rendered early, then dropped.
         assertEquals(rendered, ["E-500"]);
         const again = await assertRejects(

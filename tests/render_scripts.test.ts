@@ -397,7 +397,12 @@ function rtl_invoice(locale: string, samples: {
   return InvoiceRequestSchema.parse({
     ...base,
     locale,
-    sender: { ...base.sender, name: samples.sender, address: samples.address },
+    sender: {
+      ...base.sender,
+      name: samples.sender,
+      address: samples.address,
+      phone: "+49 30 1234567",
+    },
     bill_to: { ...base.bill_to, name: samples.bill_to },
     items: [{
       description: samples.item,
@@ -447,6 +452,10 @@ for (
     // Sender block on the right, bill-to on the left.
     assertGreater(at("billing@wrobel.example").x_min, centre);
     assertLess(at("accounts@balanescu.example").x_max, centre);
+    // A phone number after a right-to-left label keeps its own order.
+    const phone = ["+49", "30", "1234567"].map(at);
+    assertLess(phone[0].x_max, phone[1].x_min);
+    assertLess(phone[1].x_max, phone[2].x_min);
     // Amounts stay numbers with Western digits, in the leftmost column.
     assertLess(at("2,501.00").x_max, centre);
     // A left-to-right invoice with the same text is not mirrored.

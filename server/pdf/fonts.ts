@@ -41,6 +41,7 @@ import {
   needs_text_layout,
   type TextLayoutOptions,
   without_bidi_marks,
+  without_isolates,
 } from "./text_layout.ts";
 import { type GlyphSink, line_operators } from "./glyph_drawing.ts";
 import { wrap_paragraph } from "./line_break.ts";
@@ -620,7 +621,7 @@ export function draw_text_line(
     y: page_height - y,
     size,
     fill,
-    text: line,
+    text: without_isolates(line),
     sink: document_glyph_sink(doc),
     mirrored: font.text_settings.mirrored,
   }));

@@ -550,14 +550,20 @@ function party_lines(layout: Layout, party: InvoiceParty): string[] {
   if (present(party.country)) {
     lines.push(formats.country(single_line(party.country)));
   }
+  // Right-to-left pages: each value is a bidi isolate (FSI … PDI), so a
+  // phone number or tax id keeps its own order after an Arabic label.
+  const value = (text: string): string =>
+    is_mirrored(layout.doc)
+      ? `\u2068${single_line(text)}\u2069`
+      : single_line(text);
   if (present(party.phone)) {
-    lines.push(`${labels.phone} ${single_line(party.phone)}`);
+    lines.push(`${labels.phone} ${value(party.phone)}`);
   }
   if (present(party.tax_id)) {
-    lines.push(`${labels.tax_id} ${single_line(party.tax_id)}`);
+    lines.push(`${labels.tax_id} ${value(party.tax_id)}`);
   }
   if (present(party.company_id)) {
-    lines.push(`${labels.company_id} ${single_line(party.company_id)}`);
+    lines.push(`${labels.company_id} ${value(party.company_id)}`);
   }
   return lines;
 }

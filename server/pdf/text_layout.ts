@@ -79,7 +79,14 @@ export function needs_text_layout(text: string, latin: PreparedFont): boolean {
 const bidi_factory = bidi_module as unknown as () => Bidi;
 let bidi: Bidi | undefined;
 
-const BIDI_MARKS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BIDI_MARKS = /[\u061c\u200e\u200f\u202a-\u202e]/g;
+const HAS_BIDI_MARKS = /[\u061c\u200e\u200f\u202a-\u202e]/;
+const ISOLATES = /[\u2066-\u2069]/g;
+
+/** Text without bidi isolates (LRI, RLI, FSI, PDI), e.g. for ActualText. */
+export function without_isolates(text: string): string {
+  return text.replace(ISOLATES, "");
+}
 
 /**
  * Text without invisible bidi marks and embeddings (Intl puts RLM and ALM
@@ -87,7 +94,7 @@ const BIDI_MARKS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
  * itself, and no font has glyphs for them.
  */
 export function without_bidi_marks(text: string): string {
-  return BIDI_MARKS.test(text) ? text.replace(BIDI_MARKS, "") : text;
+  return HAS_BIDI_MARKS.test(text) ? text.replace(BIDI_MARKS, "") : text;
 }
 
 /** A logical stretch of text in one font (undefined = Latin font). */
@@ -215,7 +222,7 @@ export function measure_line(
   text0: string,
   options: TextLayoutOptions,
 ): number {
-  const text = without_bidi_marks(text0);
+  const text = without_isolates(without_bidi_marks(text0));
   let width = 0;
   for (const span of font_spans(text, options)) {
     const part = text.slice(span.start, span.end);
@@ -289,7 +296,9 @@ export function layout_line(
   const runs: GlyphRun[] = [];
   let width = 0;
   for (const p of order) {
-    const part = text.slice(p.start, p.end);
+    // Isolates steer the levels above; they are not drawn.
+    const part = without_isolates(text.slice(p.start, p.end));
+    if (part === "") continue;
     const rtl = p.level % 2 === 1;
     const run = p.font === undefined
       ? latin_run(part, { latin: options.latin, reverse: rtl })

@@ -15,6 +15,7 @@ import {
   format_cents,
   format_decimal,
   line_amount_cents,
+  percent_of,
   to_cents,
 } from "./money.ts";
 import type {
@@ -30,12 +31,10 @@ import { currency_minor_units } from "./currencies.ts";
 import { ImageError, LOGO_LIMITS, validate_logo } from "./images.ts";
 import { supported_locale, SUPPORTED_LOCALES } from "./locales.ts";
 import {
-  divide_rounded,
   EXEMPT_CATEGORIES,
   format_rate,
   group_key,
   is_tax_problem,
-  percent_of,
   resolve_tax,
   type ResolvedTax,
   TAX_CATEGORY_ORDER,
@@ -418,8 +417,10 @@ export const GenerateRequestSchema = RawInvoiceSchema.extend({
 })
   .check(z.superRefine(check_aliases, { when: () => true }))
   .superRefine(check_invoice)
-  .transform(({ format, ...request }) => ({
-    format: format ?? ("pdf" as InvoiceFormat),
+  // The whole parsed object goes on, so the computation cached for it in
+  // check_invoice is reused (normalize_invoice ignores `format`).
+  .transform((request) => ({
+    format: request.format ?? ("pdf" as InvoiceFormat),
     invoice: normalize_invoice(request),
   }))
   .superRefine(({ format, invoice }, ctx) => {
@@ -585,6 +586,8 @@ function compute(value: ParsedRequest): Computation {
   const single_group = groups.size === 1 ? [...groups.values()][0] : undefined;
 
   const group_adjustments = new Map<string, bigint>();
+  /** Per group key ("" without tax): discounted cents and the first discount's path. */
+  const group_discounts = new Map<string, { cents: bigint; path: Path }>();
   function allowances(
     field: "discounts" | "charges",
     sign: 1n | -1n,
@@ -601,11 +604,18 @@ function compute(value: ParsedRequest): Computation {
           message: 'give either "amount" or "percent"',
         });
       }
+      if (entry.percent !== undefined && subtotal <= 0n) {
+        problems.push({
+          path: [field, index, "percent"],
+          message: `applies to the line subtotal, which is not positive (${
+            format_cents(subtotal)
+          }); give an amount`,
+        });
+      }
       const cents = entry.percent !== undefined
-        ? in_minor_units(
-          percent_of(subtotal, decimal_from_number(entry.percent)),
+        ? percent_of(subtotal, decimal_from_number(entry.percent), {
           minor_units,
-        )
+        })
         : to_cents(entry.amount ?? 0);
       total += cents;
       let tax: ResolvedTax | undefined;
@@ -627,13 +637,21 @@ function compute(value: ParsedRequest): Computation {
           }
         }
       }
+      const key = tax ? group_key(tax) : "";
       if (tax) {
-        const key = group_key(tax);
         groups.set(key, tax);
         group_adjustments.set(
           key,
           (group_adjustments.get(key) ?? 0n) + sign * cents,
         );
+      }
+      if (sign < 0n && (tax || !has_tax)) {
+        const seen = group_discounts.get(key);
+        group_discounts.set(key, {
+          cents: (seen?.cents ?? 0n) + cents,
+          path: seen?.path ??
+            [field, index, entry.percent !== undefined ? "percent" : "amount"],
+        });
       }
       return {
         description: entry.description,
@@ -652,35 +670,28 @@ function compute(value: ParsedRequest): Computation {
   const discounts = allowances("discounts", -1n);
   const charges = allowances("charges", 1n);
 
-  // A discount may not exceed what it discounts.
-  if (has_tax) {
-    for (const [key, tax] of groups) {
-      const lines = group_lines.get(key) ?? 0n;
-      const taxable = lines + (group_adjustments.get(key) ?? 0n);
-      if (taxable < 0n) {
-        const index = (value.discounts ?? []).findIndex((_, i) => {
-          const entry = discounts.entries[i];
-          return entry.tax_category === tax.category &&
-            entry.tax_rate === format_rate(tax.rate);
-        });
-        problems.push({
-          path: ["discounts", Math.max(0, index), "amount"],
-          message:
-            `is larger than what it discounts: the lines taxed ${tax.category} ${
-              format_rate(tax.rate)
-            }% come to ${format_cents(lines)}`,
-        });
-      }
+  // A discount may not exceed what it discounts: the lines (and charges) of
+  // its tax group, or without tax all lines and charges. Lines that are
+  // negative by themselves (credits) are not a discount's fault.
+  for (const [key, discounted] of group_discounts) {
+    const tax = groups.get(key);
+    const base = tax
+      ? (group_lines.get(key) ?? 0n) + (group_adjustments.get(key) ?? 0n) +
+        discounted.cents
+      : subtotal + charges.total;
+    if (discounted.cents > 0n && discounted.cents > base) {
+      const what = tax
+        ? `the lines and charges taxed ${tax.category} ${
+          format_rate(tax.rate)
+        }% come to ${format_cents(base)}`
+        : `the lines and charges come to ${format_cents(base)}`;
+      problems.push({
+        path: discounted.path,
+        message: `is larger than what it discounts: ${what}, the discounts to ${
+          format_cents(discounted.cents)
+        }`,
+      });
     }
-  } else if (
-    discounts.total > 0n && subtotal + charges.total - discounts.total < 0n
-  ) {
-    problems.push({
-      path: ["discounts", 0, "amount"],
-      message: `are larger than what they discount: the lines come to ${
-        format_cents(subtotal)
-      }`,
-    });
   }
 
   const exempt_used = [...groups.values()].some((tax) =>
@@ -723,10 +734,7 @@ function compute(value: ParsedRequest): Computation {
   for (const [key, tax] of ordered) {
     const taxable = (group_lines.get(key) ?? 0n) +
       (group_adjustments.get(key) ?? 0n);
-    const tax_amount = in_minor_units(
-      percent_of(taxable, tax.rate),
-      minor_units,
-    );
+    const tax_amount = percent_of(taxable, tax.rate, { minor_units });
     tax_total += tax_amount;
     breakdown.push({
       category: tax.category,
@@ -842,16 +850,6 @@ function is_https_url(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Rounds an amount in cents to the currency's minor unit (whole yen for JPY),
- * half away from zero. Currencies with 2 or more digits keep cents.
- */
-function in_minor_units(cents: bigint, minor_units: number): bigint {
-  if (minor_units >= 2) return cents;
-  const step = 10n ** BigInt(2 - minor_units);
-  return divide_rounded(cents, step) * step;
 }
 
 /** Paths of money fields with decimals in a currency without a minor unit. */

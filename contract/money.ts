@@ -37,17 +37,39 @@ export function decimal_places(value: number): number {
   return decimal_from_number(value).scale;
 }
 
+/** `numerator ÷ denominator` rounded to an integer, half away from zero. */
+export function divide_rounded(numerator: bigint, denominator: bigint): bigint {
+  const negative = (numerator < 0n) !== (denominator < 0n);
+  const n = numerator < 0n ? -numerator : numerator;
+  const d = denominator < 0n ? -denominator : denominator;
+  let quotient = n / d;
+  if ((n % d) * 2n >= d) quotient += 1n;
+  return negative ? -quotient : quotient;
+}
+
 /** Rounds `value` to `places` decimals, half away from zero. */
 export function round_decimal(value: Decimal, places: number): bigint {
   if (value.scale <= places) {
     return value.units * 10n ** BigInt(places - value.scale);
   }
-  const divisor = 10n ** BigInt(value.scale - places);
-  const negative = value.units < 0n;
-  const magnitude = negative ? -value.units : value.units;
-  let quotient = magnitude / divisor;
-  if ((magnitude % divisor) * 2n >= divisor) quotient += 1n;
-  return negative ? -quotient : quotient;
+  return divide_rounded(value.units, 10n ** BigInt(value.scale - places));
+}
+
+/**
+ * `cents` × `percent` ÷ 100, rounded once, half away from zero, to the
+ * currency's minor unit (`minor_units` 0: whole units such as yen; 2 or
+ * more, or absent: cents). The result is in cents either way.
+ */
+export function percent_of(
+  cents: bigint,
+  percent: Decimal,
+  options: { minor_units?: number } = {},
+): bigint {
+  const step = 10n ** BigInt(Math.max(0, 2 - (options.minor_units ?? 2)));
+  return divide_rounded(
+    cents * percent.units,
+    100n * 10n ** BigInt(percent.scale) * step,
+  ) * step;
 }
 
 /** Exact product of an integer quantity and a decimal rate, in cents (rounded half away from zero). */

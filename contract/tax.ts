@@ -91,21 +91,3 @@ export function format_rate(rate: Decimal): string {
 export function group_key(tax: ResolvedTax): string {
   return `${tax.category}:${format_rate(tax.rate)}`;
 }
-
-/** Divides and rounds half away from zero. */
-export function divide_rounded(numerator: bigint, denominator: bigint): bigint {
-  const negative = (numerator < 0n) !== (denominator < 0n);
-  const n = numerator < 0n ? -numerator : numerator;
-  const d = denominator < 0n ? -denominator : denominator;
-  let quotient = n / d;
-  if ((n % d) * 2n >= d) quotient += 1n;
-  return negative ? -quotient : quotient;
-}
-
-/** `cents` × `percent` ÷ 100, in cents, rounded half away from zero. */
-export function percent_of(cents: bigint, percent: Decimal): bigint {
-  return divide_rounded(
-    cents * percent.units,
-    100n * 10n ** BigInt(percent.scale),
-  );
-}

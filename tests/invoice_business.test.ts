@@ -1,9 +1,9 @@
 /**
  * The business invoice in the contract (issue 9): tax per (category, rate)
  * group, discounts and charges, amounts paid and due, payment details, logo,
- * locale, credit notes and expected totals — each bad input a 400 naming its
- * field — and a property test of the arithmetic over 10,000 random invoices
- * against an independent computation.
+ * locale, credit notes and expected totals, by worked examples. Each bad
+ * input's 400 is in `invoice_rules.test.ts`, the property test of the
+ * arithmetic in `invoice_arithmetic_property.test.ts`.
  */
 import {
   assert,
@@ -192,128 +192,6 @@ Deno.test("categories: rate alone is S (or Z at 0), exempt groups carry the reas
   );
 });
 
-Deno.test("every bad business input is a 400 naming the field", () => {
-  const cases: [Body, string, RegExp][] = [
-    [{ ...base(), locale: "xx-YY" }, "locale", /en-US, en-GB, de-DE/],
-    [{ ...base(), tax_rate: 101 }, "tax_rate", /between 0 and 100/],
-    [{ ...base(), tax_rate: 7.775 }, "tax_rate", /at most 2 decimals/],
-    [
-      { ...base(), tax_category: "E", tax_rate: 19 },
-      "tax_rate",
-      /must be 0 for category E/,
-    ],
-    [
-      { ...base(), tax_category: "S", tax_rate: 0 },
-      "tax_rate",
-      /greater than 0/,
-    ],
-    [{ ...base(), tax_category: "K" }, "tax_exemption_reason", /is required/],
-    [
-      {
-        ...base(),
-        tax_rate: 19,
-        discounts: [{ description: "Too much", amount: 5000 }],
-      },
-      "discounts[0].amount",
-      /larger than what it discounts/,
-    ],
-    [
-      { ...base(), discounts: [{ description: "Too much", amount: 5000 }] },
-      "discounts[0].amount",
-      /larger than what they discount/,
-    ],
-    [
-      {
-        ...base(),
-        discounts: [{ description: "Both", amount: 1, percent: 5 }],
-      },
-      "discounts[0].percent",
-      /either "amount" or "percent"/,
-    ],
-    [{ ...base(), amount_paid: 1249.91 }, "amount_paid", /more than the total/],
-    [{ ...base(), logo: "https://example.com/logo.png" }, "logo", /data: URL/],
-    [
-      { ...base(), logo: "data:image/png;base64,aGVsbG8=" },
-      "logo",
-      /not a PNG or JPEG/,
-    ],
-    [
-      { ...base(), payment: { link: "http://pay.example/x" } },
-      "payment.link",
-      /https/,
-    ],
-    [
-      { ...base(), payment: { iban: "DE89 3704 0044 0532 0130 01" } },
-      "payment.iban",
-      /check digits/,
-    ],
-    [
-      { ...base(), payment: { iban: "DE89 3704 0044 0532 0130" } },
-      "payment.iban",
-      /22 characters/,
-    ],
-    [{ ...base(), payment: { bic: "DEUT" } }, "payment.bic", /8 or 11/],
-    [
-      { ...base(), document_type: "credit_note" },
-      "preceding_invoice_number",
-      /credit note/,
-    ],
-    [
-      { ...base(), expected_total: 1250 },
-      "expected_total",
-      /1250\.00 but the total is 1249\.90/,
-    ],
-    [
-      { ...base(), tax_rate: 19, expected_tax_total: 237.48 },
-      "expected_tax_total",
-      /237\.48 but the tax total is 237\.48|237\.48 but the tax total is 237\.4[0-9]/,
-    ],
-    [
-      {
-        ...base(),
-        items: [
-          { description: "A", quantity: 1, rate: 1, amount: 1, tax_rate: 19 },
-          { description: "B", quantity: 1, rate: 1, amount: 1 },
-        ],
-      },
-      "items[1].tax_rate",
-      /other lines have tax/,
-    ],
-    [
-      { ...base(), sender: { ...(base().sender as Body), country: "XX" } },
-      "sender.country",
-      /ISO 3166-1/,
-    ],
-    [
-      {
-        ...base(),
-        items: [{
-          description: "A",
-          quantity: 1,
-          rate: 1,
-          amount: 1,
-          unit: "hours",
-        }],
-      },
-      "items[0].unit",
-      /Recommendation 20/,
-    ],
-  ];
-  for (const [body, path, pattern] of cases) {
-    if (path === "expected_tax_total") {
-      // 1249.90 × 19 % = 237.481 → 237.48: an equal figure is accepted.
-      assertEquals(parse(body).tax_total, "237.48");
-      expect_problem(
-        { ...body, expected_tax_total: 237.49 },
-        path,
-        /237\.49 but the tax total is 237\.48/,
-      );
-      continue;
-    }
-    expect_problem(body, path, pattern);
-  }
-});
-
 Deno.test("payment and logo are normalized: IBAN without spaces, logo measured and hashed", () => {
   // 1×1 transparent PNG.
   const png =
@@ -356,7 +234,10 @@ Deno.test("locales: every supported one has renderer labels; Accept-Language pic
 });
 
 Deno.test("Accept-Language sets the PDF's language when the body names no locale, over HTTP and the body wins", async () => {
-  const server = await start_test_server();
+  // A slow shared machine must not turn a render into a 503.
+  const server = await start_test_server({
+    env: { RENDER_TIMEOUT_MS: "120000" },
+  });
   try {
     const { key } = await server.create_account({ plan: "pro" });
     const german = await server.generate(key, { ...base(), tax_rate: 19 }, {
@@ -387,182 +268,5 @@ Deno.test("Accept-Language sets the PDF's language when the body names no locale
     assertEquals(body.error.details[0].path, "locale");
   } finally {
     await server.close();
-  }
-});
-
-// ---------------------------------------------------------------------------
-// Property test: 10,000 random invoices against an independent computation.
-
-/** A tiny seeded PRNG (mulberry32), so a failure can be replayed. */
-function random_source(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Exact rational p/q with bigints, rounded to cents half away from zero by floor arithmetic. */
-function round_rational_to_cents(p: bigint, q: bigint): bigint {
-  // x = p/q in cents; round half away from zero = sign × floor(|x| + 1/2).
-  const sign = (p < 0n) !== (q < 0n) ? -1n : 1n;
-  const ap = p < 0n ? -p : p;
-  const aq = q < 0n ? -q : q;
-  return sign * ((2n * ap + aq) / (2n * aq));
-}
-
-function cents_of(text: string): bigint {
-  const negative = text.startsWith("-");
-  const [whole, fraction = ""] = text.replace("-", "").split(".");
-  const cents = BigInt(whole) * 100n + BigInt(fraction.padEnd(2, "0"));
-  return negative ? -cents : cents;
-}
-
-Deno.test("property: totals and tax breakdown are exact for 10,000 random invoices", () => {
-  const seed = Number(Deno.env.get("PROPERTY_SEED") ?? 20261123);
-  const random = random_source(seed);
-  const pick = <T>(values: readonly T[]): T =>
-    values[Math.floor(random() * values.length)];
-  const RATES = [19, 7, 20, 5, 5.5, 7.7, 8.1, 2.5, 10, 21, 25, 0.01, 99.99];
-  for (let run = 0; run < 10_000; run++) {
-    const line_count = 1 + Math.floor(random() * 6);
-    const with_tax = random() < 0.8;
-    const lines: {
-      rate_cents: bigint;
-      quantity: number;
-      tax?: { category: string; rate: number };
-    }[] = [];
-    const items = [];
-    for (let i = 0; i < line_count; i++) {
-      const quantity = 1 + Math.floor(random() * 20);
-      const rate_cents = BigInt(Math.floor(random() * 200_000) - 10_000);
-      const rate = Number(rate_cents) / 100;
-      const exempt = random() < 0.15;
-      const tax = with_tax
-        ? exempt
-          ? { category: pick(["E", "K", "G", "O", "Z"]), rate: 0 }
-          : { category: "S", rate: pick(RATES) }
-        : undefined;
-      lines.push({ rate_cents, quantity, tax });
-      items.push({
-        description: `Line ${i}`,
-        quantity,
-        rate,
-        amount: Number(rate_cents * BigInt(quantity)) / 100,
-        ...(tax ? { tax_category: tax.category, tax_rate: tax.rate } : {}),
-      });
-    }
-    const subtotal = lines.reduce(
-      (sum, line) => sum + line.rate_cents * BigInt(line.quantity),
-      0n,
-    );
-    if (subtotal <= 0n) continue;
-    const first_tax = lines[0].tax;
-    const discount_percent = random() < 0.4
-      ? (1 + Math.floor(random() * 3000)) / 100
-      : undefined;
-    const charge_cents = random() < 0.4
-      ? BigInt(1 + Math.floor(random() * 5000))
-      : undefined;
-    const body: Body = {
-      invoice_number: `P-${run}`,
-      date: "2026-11-23",
-      due_date: "2026-11-30",
-      currency: pick(["EUR", "USD", "GBP", "CHF", "PLN"]),
-      sender: { name: "S", email: "s@example.com", tax_id: "DE1" },
-      bill_to: { name: "B", email: "b@example.com", tax_id: "FR2" },
-      items,
-      ...(lines.some((l) =>
-          l.tax && l.tax.category !== "S" && l.tax.category !== "Z"
-        )
-        ? { tax_exemption_reason: "Exempt" }
-        : {}),
-      ...(discount_percent !== undefined
-        ? {
-          discounts: [{
-            description: "D",
-            percent: discount_percent,
-            ...(first_tax
-              ? { tax_category: first_tax.category, tax_rate: first_tax.rate }
-              : {}),
-          }],
-        }
-        : {}),
-      ...(charge_cents !== undefined
-        ? {
-          charges: [{
-            description: "C",
-            amount: Number(charge_cents) / 100,
-            ...(first_tax
-              ? { tax_category: first_tax.category, tax_rate: first_tax.rate }
-              : {}),
-          }],
-        }
-        : {}),
-    };
-    const result = InvoiceRequestSchema.safeParse(body);
-    // Independent computation.
-    const discount = discount_percent !== undefined
-      ? round_rational_to_cents(
-        subtotal * BigInt(Math.round(discount_percent * 100)),
-        10_000n,
-      )
-      : 0n;
-    const groups = new Map<string, { rate: number; taxable: bigint }>();
-    for (const line of lines) {
-      if (!line.tax) continue;
-      const key = `${line.tax.category}:${line.tax.rate}`;
-      const group = groups.get(key) ?? { rate: line.tax.rate, taxable: 0n };
-      group.taxable += line.rate_cents * BigInt(line.quantity);
-      groups.set(key, group);
-    }
-    if (first_tax) {
-      const group = groups.get(`${first_tax.category}:${first_tax.rate}`)!;
-      group.taxable += (charge_cents ?? 0n) - discount;
-    }
-    const negative_group = [...groups.values()].some((g) => g.taxable < 0n);
-    const without_tax = subtotal - discount + (charge_cents ?? 0n);
-    if ((first_tax && negative_group) || (!first_tax && without_tax < 0n)) {
-      assert(!result.success, `run ${run} (seed ${seed}) should be refused`);
-      continue;
-    }
-    assert(
-      result.success,
-      `run ${run} (seed ${seed}): ${JSON.stringify(result.error?.issues)}`,
-    );
-    const invoice = result.data;
-    let tax_total = 0n;
-    for (const group of groups.values()) {
-      tax_total += round_rational_to_cents(
-        group.taxable * BigInt(Math.round(group.rate * 100)),
-        10_000n,
-      );
-    }
-    const context = `run ${run} (seed ${seed})`;
-    assertEquals(cents_of(invoice.subtotal), subtotal, context);
-    assertEquals(cents_of(invoice.total), without_tax + tax_total, context);
-    assertEquals(
-      cents_of(invoice.amount_due),
-      without_tax + tax_total,
-      context,
-    );
-    assertEquals(invoice.has_tax, with_tax, context);
-    if (with_tax) {
-      assertEquals(cents_of(invoice.tax_total!), tax_total, context);
-      assertEquals(invoice.tax_breakdown!.length, groups.size, context);
-      const breakdown_sum = invoice.tax_breakdown!.reduce(
-        (sum, row) => sum + cents_of(row.tax_amount),
-        0n,
-      );
-      assertEquals(breakdown_sum, tax_total, context);
-      const taxable_sum = invoice.tax_breakdown!.reduce(
-        (sum, row) => sum + cents_of(row.taxable_amount),
-        0n,
-      );
-      assertEquals(taxable_sum, without_tax, context);
-    }
   }
 });

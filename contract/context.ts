@@ -137,7 +137,13 @@ export interface Services {
    * sign-up is switched off, `conflict` when the e-mail is taken.
    */
   sign_up(
-    input: { email: string; password: string; origin?: string },
+    input: {
+      email: string;
+      password: string;
+      origin?: string;
+      client_address?: string;
+    },
+    response: ResponseSink,
   ): Promise<AccountView>;
   /**
    * Checks a dashboard e-mail and password, rate-limited per e-mail. Throws
@@ -183,7 +189,10 @@ export interface ServiceContext {
   origin?: string;
   /** The raw `Idempotency-Key` header, if any (checked by the procedure). */
   idempotency_key?: string | null;
-  /** The address the request came from (the TCP peer), for per-client limits. */
+  /**
+   * The address the request came from, for per-client limits: the TCP peer,
+   * or behind `TRUSTED_PROXIES` the right-most untrusted `X-Forwarded-For` hop.
+   */
   client_address?: string;
   response: ResponseSink;
   services: Services;

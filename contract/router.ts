@@ -234,7 +234,8 @@ export const app_router = t.router({
         const account = await ctx.services.sign_up({
           ...input,
           origin: ctx.origin,
-        });
+          client_address: ctx.client_address,
+        }, ctx.response);
         await control.start(account.id);
         ctx.response.account_id = account.id;
         return { account };

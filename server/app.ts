@@ -24,6 +24,7 @@ import {
   read_checked_json,
   read_json_body,
 } from "./body.ts";
+import { type AddressRange, resolve_client_address } from "./client_address.ts";
 import type { Metrics } from "./metrics.ts";
 import { build_openapi_document } from "./openapi.ts";
 import { create_docs } from "./docs/mod.ts";
@@ -55,6 +56,8 @@ export interface AppOptions {
   log?: (record: Record<string, unknown>) => void;
   /** Request, latency and rejection metrics, served at `/metrics`. */
   metrics?: Metrics;
+  /** Proxies whose `X-Forwarded-For` is believed for the client address. */
+  trusted_proxies?: AddressRange[];
   /** Bearer token `/metrics` asks for; unset: open. */
   metrics_token?: string;
   /** Origins allowed to call the API from browsers; `*` for any. Default: none. */
@@ -111,7 +114,8 @@ const never_aborted = new AbortController().signal;
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
-// The TCP peer of each request (never a forwarded header, which clients forge).
+// The client address of each request: the TCP peer, or behind a trusted
+// proxy the right-most untrusted X-Forwarded-For hop (clients forge the rest).
 const client_addresses = new WeakMap<Request, string>();
 
 // The context of each request, so the request log can name the account.
@@ -560,7 +564,14 @@ export function create_app(options: AppOptions): Handler {
   ): Promise<Response> {
     const started = performance.now();
     if (info?.remoteAddr && "hostname" in info.remoteAddr) {
-      client_addresses.set(request, info.remoteAddr.hostname);
+      client_addresses.set(
+        request,
+        resolve_client_address(
+          info.remoteAddr.hostname,
+          request.headers.get("x-forwarded-for"),
+          { trusted_proxies: options.trusted_proxies ?? [] },
+        ),
+      );
     }
     const incoming_id = request.headers.get("x-request-id");
     const request_id = incoming_id && REQUEST_ID_PATTERN.test(incoming_id)

@@ -3,6 +3,7 @@
  */
 import type { Plan, SubscriptionStatus } from "../contract/mod.ts";
 import type { StripeConfig } from "./billing.ts";
+import { type AddressRange, parse_trusted_proxies } from "./client_address.ts";
 
 /** The service's configuration. */
 export interface Config {
@@ -42,6 +43,10 @@ export interface Config {
   render_timeout_ms: number;
   /** Stripe billing (`STRIPE_*`); unset: billing is off. */
   stripe?: StripeConfig;
+  /** Proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`); empty: none. */
+  trusted_proxies: AddressRange[];
+  /** Sign-ups per client address an hour (`SIGNUPS_PER_ADDRESS_PER_HOUR`, default 5). */
+  signups_per_address_per_hour: number;
   /** Bearer token `/metrics` asks for (`METRICS_TOKEN`); unset: open. */
   metrics_token?: string;
   /** The service's public origin (`PUBLIC_URL`), for links back from Stripe; default: the request's. */
@@ -275,6 +280,12 @@ export function load_config(
       `SUPPORT_EMAIL must be an e-mail address, got "${support_email}"`,
     );
   }
+  let trusted_proxies: AddressRange[] = [];
+  try {
+    trusted_proxies = parse_trusted_proxies(get("TRUSTED_PROXIES") ?? "");
+  } catch (error) {
+    throw new ConfigError(`TRUSTED_PROXIES: ${(error as Error).message}`);
+  }
   const metrics_token = get("METRICS_TOKEN")?.trim();
   if (metrics_token !== undefined && metrics_token.length < 16) {
     throw new ConfigError(
@@ -338,6 +349,12 @@ export function load_config(
     stripe: parse_stripe(get),
     public_url: parse_public_url(get("PUBLIC_URL")),
     metrics_token,
+    trusted_proxies,
+    signups_per_address_per_hour: optional_int("SIGNUPS_PER_ADDRESS_PER_HOUR", {
+      min: 1,
+      max: 1_000_000,
+    }) ??
+      5,
     smtp_url,
     mail_from: parse_mail_from(get("MAIL_FROM"), smtp_url),
   };

@@ -77,6 +77,7 @@ export async function start_server(
     enabled: config.signup_enabled,
     plan: config.signup_plan,
     subscription_status: config.signup_subscription_status,
+    per_address_per_hour: config.signups_per_address_per_hour,
   };
   // The per-request statements (API key, quota) are timed for /metrics.
   const timed = observe_statements(
@@ -132,6 +133,7 @@ export async function start_server(
     public_url: config.public_url,
     metrics,
     metrics_token: config.metrics_token,
+    trusted_proxies: config.trusted_proxies,
     log,
   });
   const { promise: listening, resolve } = Promise.withResolvers<

@@ -707,10 +707,10 @@ export function create_services(
       return with_database(() => insert_account(input));
     },
 
-    sign_up(input) {
+    sign_up(input, response) {
       return with_database(async () => {
         const account = await insert_account({
-          ...await password_auth.new_account(input),
+          ...await password_auth.new_account(input, response),
           // Self-service accounts prove their address by mail first.
           email_verified: options.account_mail === undefined,
         });

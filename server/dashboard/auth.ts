@@ -20,7 +20,15 @@ export interface SignupPolicy {
   enabled: boolean;
   plan: Plan;
   subscription_status: SubscriptionStatus;
+  /** Sign-ups allowed per client address an hour (default {@link SIGN_UP_LIMIT_PER_ADDRESS}). */
+  per_address_per_hour?: number;
 }
+
+/**
+ * Sign-ups per client address and hour (`SIGNUPS_PER_ADDRESS_PER_HOUR`):
+ * each costs a 32 MiB password hash and creates an account.
+ */
+export const SIGN_UP_LIMIT_PER_ADDRESS = 5;
 
 /** The default policy: open, on Starter, with an active subscription. */
 export const DEFAULT_SIGNUP_POLICY: SignupPolicy = {
@@ -50,7 +58,8 @@ const WRONG_CREDENTIALS = "Wrong e-mail or password";
 export interface PasswordAuth {
   /** The account to create for a sign-up (password hashed); throws `forbidden` when closed. */
   new_account(
-    input: { email: string; password: string },
+    input: { email: string; password: string; client_address?: string },
+    response: ResponseSink,
   ): Promise<store.CreateAccountInput>;
   /** The account whose password this is; throws `unauthorized` or `rate_limited`. */
   sign_in(
@@ -69,13 +78,49 @@ export function create_password_auth(
   // time as a wrong password: response times do not reveal which accounts exist.
   let decoy_hash: Promise<string> | undefined;
 
+  /** Counts one attempt in `bucket`; past `max` in the window, 429 with the true wait. */
+  async function enforce_limit(
+    response: ResponseSink,
+    limit: {
+      bucket: string;
+      max: number;
+      window_seconds: number;
+      refusal: string;
+    },
+  ): Promise<void> {
+    const now = options.now();
+    const hit = await store.hit_rate_limit(database, {
+      bucket: limit.bucket,
+      now,
+      window_seconds: limit.window_seconds,
+    });
+    if (hit.count <= limit.max) return;
+    const seconds = Math.max(
+      1,
+      Math.ceil((hit.reset_at.getTime() - now.getTime()) / 1000),
+    );
+    response.headers.set("Retry-After", String(seconds));
+    throw new ApiError(
+      "rate_limited",
+      `${limit.refusal}; try again in ${Math.ceil(seconds / 60)} minute(s)`,
+    );
+  }
+
   return {
-    async new_account(input) {
+    async new_account(input, response) {
       if (!policy.enabled) {
         throw new ApiError(
           "forbidden",
           "Sign-up is closed on this service; ask the operator for an account",
         );
+      }
+      if (input.client_address) {
+        await enforce_limit(response, {
+          bucket: `signup-address:${input.client_address}`,
+          max: policy.per_address_per_hour ?? SIGN_UP_LIMIT_PER_ADDRESS,
+          window_seconds: 3600,
+          refusal: "Too many sign-ups from this address",
+        });
       }
       return {
         email: input.email,
@@ -87,7 +132,6 @@ export function create_password_auth(
 
     async sign_in(input, response) {
       const email = store.normalize_email(input.email);
-      const now = options.now();
       // Counted per client address and per e-mail: one guesser can neither
       // try many passwords on one account nor one password on many accounts.
       const limits: [string, number, string][] = [
@@ -101,24 +145,12 @@ export function create_password_auth(
         ]);
       }
       for (const [bucket, attempts, scope] of limits) {
-        const hit = await store.hit_rate_limit(database, {
+        await enforce_limit(response, {
           bucket,
-          now,
+          max: attempts,
           window_seconds: SIGN_IN_LIMIT.window_seconds,
+          refusal: `Too many sign-in attempts ${scope}`,
         });
-        if (hit.count > attempts) {
-          const seconds = Math.max(
-            1,
-            Math.ceil((hit.reset_at.getTime() - now.getTime()) / 1000),
-          );
-          response.headers.set("Retry-After", String(seconds));
-          throw new ApiError(
-            "rate_limited",
-            `Too many sign-in attempts ${scope}; try again in ${
-              Math.ceil(seconds / 60)
-            } minute(s)`,
-          );
-        }
       }
       const account = await store.find_account_by_email(database, email);
       const stored = account

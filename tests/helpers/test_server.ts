@@ -57,6 +57,8 @@ export async function start_test_server(
     PORT: "0",
     HOST: "127.0.0.1",
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    // Tests sign up many accounts from 127.0.0.1; the limit has its own test.
+    SIGNUPS_PER_ADDRESS_PER_HOUR: "1000",
     ...options.env,
   });
   const server = await start_server(config, {

@@ -161,7 +161,7 @@ Deno.test("POST /generate over HTTP", async (t) => {
     await t.step("GET /generate is 405 with the error shape", async () => {
       const response = await fetch(`${server.url}/generate`);
       assertEquals(response.status, 405);
-      assertEquals(response.headers.get("allow"), "POST");
+      assertEquals(response.headers.get("allow"), "POST, OPTIONS");
       assertEquals((await error_of(response)).error.code, "method_not_allowed");
     });
 

@@ -66,7 +66,7 @@ export class RenderPool {
     }
   }
 
-  /** Renders of one account that may wait; past it that account gets 429. */
+  /** Renders of one account that may wait while the queue is half full; past it, 429. */
   get #per_account_queue(): number {
     return Math.max(4, Math.floor(this.#options.max_queue / 4));
   }
@@ -114,8 +114,11 @@ export class RenderPool {
       );
     }
     const account = options.account_id;
+    // Under pressure (the queue half full), one account may not hold more
+    // than its share of the waiting renders: the rest stays for others.
     if (
       account !== undefined &&
+      this.#queue.length >= this.#options.max_queue / 2 &&
       this.#queue.filter((job) => job.account === account).length >=
         this.#per_account_queue
     ) {

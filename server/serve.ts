@@ -95,6 +95,7 @@ export async function start_server(
     mailer,
     now: options.now ?? (() => new Date()),
     fallback_origin: config.public_url,
+    support_email: config.support_email,
   });
   const services = create_services(timed, {
     account_mail,

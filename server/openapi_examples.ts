@@ -60,7 +60,7 @@ const USAGE = {
 const API_KEY = {
   id: KEY_ID,
   name: "Production server",
-  prefix: "ink_live_Xk3f",
+  prefix: "ink_live_Xk3fQ9vB",
   status: "active",
   mode: "live",
   created_at: "2026-11-01T09:30:00.000Z",
@@ -86,7 +86,7 @@ const UNVERIFIED = {
 const CREATED_KEY = {
   id: KEY_ID,
   name: "Production server",
-  prefix: "ink_live_Xk3f",
+  prefix: "ink_live_Xk3fQ9vB",
   mode: "live",
   key: "ink_live_Xk3fQ9vB2mN7pL4sT8wY1zA6cE0gH5jK3nR9uV2xZ7bD",
   created_at: "2026-11-23T09:00:00.000Z",

@@ -150,7 +150,7 @@ Deno.test({
           );
           assertEquals(
             (await row.locator("[data-cell=prefix]").innerText()).trim(),
-            `${key.slice(0, 12)}…`,
+            `${key.slice(0, 17)}…`,
           );
           assertEquals(
             await row.locator("[data-cell=status]").innerText(),
@@ -160,7 +160,7 @@ Deno.test({
             "fetch('/trpc/account.list_keys').then((r) => r.text())",
           );
           assert(
-            typeof listed === "string" && !listed.includes(key.slice(12)),
+            typeof listed === "string" && !listed.includes(key.slice(17)),
             "the secret must never be listed",
           );
         },

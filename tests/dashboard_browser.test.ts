@@ -127,7 +127,7 @@ Deno.test({
             await page.locator("[data-new-key]").innerText(),
             /cannot be shown again/,
           );
-          await page.getByRole("button", { name: "Copy" }).click();
+          await page.getByRole("button", { name: "Copy", exact: true }).click();
           await page.getByRole("button", { name: "Copied ✓" }).waitFor();
           assertEquals(
             await page.evaluate("navigator.clipboard.readText()"),

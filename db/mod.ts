@@ -115,6 +115,8 @@ export {
   PLANS,
   SUBSCRIPTION_STATUSES,
   type SubscriptionStatus,
+  UPGRADE_REQUEST_STATUSES,
+  type UpgradeRequestStatus,
 } from "./schema.ts";
 export {
   apply_subscription_state,
@@ -129,3 +131,16 @@ export {
   set_pending_plan,
   type SubscriptionState,
 } from "./billing.ts";
+export {
+  close_upgrade_requests,
+  type CloseUpgradeRequestsInput,
+  count_upgrade_requests_since,
+  create_upgrade_request,
+  type CreateUpgradeRequestInput,
+  type CreateUpgradeRequestResult,
+  get_latest_upgrade_request,
+  get_open_upgrade_request,
+  list_upgrade_requests,
+  type ListUpgradeRequestsInput,
+  type UpgradeRequestRecord,
+} from "./upgrade_requests.ts";

@@ -9,17 +9,24 @@ import {
   type ApiKeyView,
   type Invoice,
   type InvoiceFormat,
+  type Plan,
   PLANS,
+  plans_above,
   type Principal,
   type RenderedPdf,
   type ResponseSink,
   type Services,
   TEST_KEY_REQUESTS_PER_MINUTE,
+  UPGRADE_PAGE_PATH,
+  UPGRADE_REQUEST_WINDOW_HOURS,
+  UPGRADE_REQUESTS_PER_WINDOW,
+  type UpgradeRequestView,
   type UsageView,
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
 import { type Billing, billing_view } from "./billing.ts";
 import type { AccountMail } from "./dashboard/account_mail.ts";
+import type { OperatorMail } from "./operator_mail.ts";
 import { check_page_budget, PageLimitError } from "./pdf/page_budget.ts";
 import { RenderTimeoutError } from "./render_pool.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
@@ -61,6 +68,10 @@ export interface ServicesOptions {
   billing?: Billing;
   /** Password reset and address verification mail; unset: those answer 404. */
   account_mail?: AccountMail;
+  /** Mail to the operator about upgrade requests; unset: they are only recorded. */
+  operator_mail?: OperatorMail;
+  /** `SUPPORT_EMAIL`, named where customers are told how to get more. */
+  support_email?: string;
 }
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
@@ -118,6 +129,55 @@ export async function with_database<T>(
     }
     throw error;
   }
+}
+
+/** An upgrade request as the API shows it. */
+export function upgrade_request_view(
+  request: store.UpgradeRequestRecord,
+): UpgradeRequestView {
+  return {
+    id: request.id,
+    account_id: request.account_id,
+    account_email: request.account_email,
+    current_plan: request.current_plan,
+    requested_plan: request.requested_plan,
+    message: request.message,
+    status: request.status,
+    created_at: request.created_at.toISOString(),
+    closed_at: request.closed_at?.toISOString() ?? null,
+    closed_by: request.closed_by === "admin_api" ||
+        request.closed_by === "admin_cli"
+      ? request.closed_by
+      : null,
+    resulting_plan: request.resulting_plan,
+  };
+}
+
+/**
+ * What a 403 `quota_exceeded` says beyond the limit and the reset date: how
+ * to get more, never only that one should.
+ */
+export function more_invoices_hint(
+  plan: Plan,
+  options: { billing: boolean; support_email?: string },
+): string {
+  const above = plans_above(plan);
+  const write = options.support_email
+    ? `write to ${options.support_email}`
+    : undefined;
+  if (above.length === 0) {
+    return write
+      ? `${PLANS[plan].name} is the largest plan; for more, ${write}`
+      : `${PLANS[plan].name} is the largest plan`;
+  }
+  const names = above.map((id) => PLANS[id].name).join(" or ");
+  if (options.billing) {
+    return `For a higher limit, choose ${names} on the dashboard's Usage page ` +
+      `(${UPGRADE_PAGE_PATH}); an upgrade applies at once`;
+  }
+  return `For a higher limit, ask for an upgrade on the dashboard's Usage page ` +
+    `(${UPGRADE_PAGE_PATH}): pick ${names} and send the request to the operator` +
+    (write ? `, or ${write}` : "");
 }
 
 function sha256_hex(text: string): string {
@@ -181,6 +241,20 @@ function key_view(key: store.ApiKey): ApiKeyView {
     last_used_at: key.last_used_at?.toISOString() ?? null,
     revoked_at: key.revoked_at?.toISOString() ?? null,
   };
+}
+
+function upgrade_window_start(at: Date): Date {
+  return new Date(at.getTime() - UPGRADE_REQUEST_WINDOW_HOURS * 3_600_000);
+}
+
+function pending_conflict(open: store.UpgradeRequestRecord): ApiError {
+  return new ApiError(
+    "conflict",
+    `Your request for ${PLANS[open.requested_plan].name} of ${
+      open.created_at.toISOString().slice(0, 10)
+    } is still open; ` +
+      "the operator closes it by changing your plan, and you can send a new one after that",
+  );
 }
 
 function parse_bearer(authorization: string | null): string {
@@ -446,8 +520,11 @@ export function create_services(
       throw new ApiError(
         "quota_exceeded",
         `The ${plan.name} plan's limit of ${plan.monthly_invoices} invoices this month is used up; ` +
-          `it resets on ${reset} (UTC). For a higher limit, upgrade on the dashboard's ` +
-          "Usage page (/dashboard/usage), which shows how to change the plan",
+          `it resets on ${reset} (UTC). ` +
+          more_invoices_hint(principal.account.plan, {
+            billing: options.billing !== undefined,
+            support_email: options.support_email,
+          }),
       );
     }
     if (reserved.status === "replay") {
@@ -754,7 +831,7 @@ export function create_services(
       });
     },
 
-    update_account(account_id, changes) {
+    update_account(account_id, changes, update_options = {}) {
       return with_database(async () => {
         const { billing_override, ...account_changes } = changes;
         let account = await store.update_account(
@@ -778,12 +855,132 @@ export function create_services(
             await store.set_operator_override(database, account_id, override);
           }
         }
+        // An operator's plan change answers the account's open request,
+        // whether it grants the plan asked for or another.
+        if (account_changes.plan !== undefined) {
+          await store.close_upgrade_requests(database, {
+            account_id,
+            closed_by: update_options.by ?? "admin_api",
+            resulting_plan: account.plan,
+            now: now(),
+          });
+        }
         return {
           ...account_view(account),
           usage: await usage_of(account),
           billing: await billing_of(account.id),
         };
       });
+    },
+
+    get_upgrade_state(account_id: string) {
+      return with_database(async () => {
+        const account = await require_account(account_id);
+        const at = now();
+        const [pending, latest, recent] = await Promise.all([
+          store.get_open_upgrade_request(database, account_id),
+          store.get_latest_upgrade_request(database, account_id),
+          store.count_upgrade_requests_since(
+            database,
+            account_id,
+            upgrade_window_start(at),
+          ),
+        ]);
+        return {
+          billing_enabled: options.billing !== undefined,
+          plans_available: plans_above(account.plan),
+          pending: pending ? upgrade_request_view(pending) : null,
+          latest: latest ? upgrade_request_view(latest) : null,
+          requests_left: Math.max(
+            0,
+            UPGRADE_REQUESTS_PER_WINDOW - recent.count,
+          ),
+          support_email: options.support_email ?? null,
+        };
+      });
+    },
+
+    request_upgrade(principal, input) {
+      return with_database(async () => {
+        if (options.billing) {
+          throw new ApiError(
+            "not_found",
+            "This server takes payments: choose the plan on the dashboard's Usage page " +
+              `(${UPGRADE_PAGE_PATH}) and it applies at once`,
+          );
+        }
+        const account = await require_account(principal.account.id);
+        const above = plans_above(account.plan);
+        if (!above.includes(input.plan)) {
+          const message = above.length === 0
+            ? `${
+              PLANS[account.plan].name
+            } is the largest plan; there is no plan to ask for` +
+              (options.support_email
+                ? ` (for more, write to ${options.support_email})`
+                : "")
+            : `must be a plan above ${PLANS[account.plan].name}: ${
+              above.join(" or ")
+            }`;
+          throw new ApiError(
+            "invalid_request",
+            `Invalid request: plan: ${message}`,
+            { details: [{ path: "plan", message }] },
+          );
+        }
+        const open = await store.get_open_upgrade_request(database, account.id);
+        if (open) throw pending_conflict(open);
+        const at = now();
+        const recent = await store.count_upgrade_requests_since(
+          database,
+          account.id,
+          upgrade_window_start(at),
+        );
+        if (recent.count >= UPGRADE_REQUESTS_PER_WINDOW) {
+          // A place frees up when the oldest recent request ages out.
+          const frees_at = (recent.oldest?.getTime() ?? at.getTime()) +
+            UPGRADE_REQUEST_WINDOW_HOURS * 3_600_000;
+          const wait = Math.max(1, Math.ceil((frees_at - at.getTime()) / 1000));
+          throw new ApiError(
+            "rate_limited",
+            `This account sent ${recent.count} upgrade requests in the last ${UPGRADE_REQUEST_WINDOW_HOURS} hours; ` +
+              `you can send another in ${Math.ceil(wait / 3600)} hour(s)` +
+              (options.support_email
+                ? `, or write to ${options.support_email}`
+                : ""),
+            { headers: { "Retry-After": String(wait) } },
+          );
+        }
+        const created = await store.create_upgrade_request(database, {
+          account_id: account.id,
+          current_plan: account.plan,
+          requested_plan: input.plan,
+          message: input.message || null,
+          now: at,
+        });
+        if (created.status === "pending") {
+          throw pending_conflict(created.request);
+        }
+        const [usage, email_verified] = await Promise.all([
+          usage_of(account),
+          store.is_email_verified(database, account.id),
+        ]);
+        options.operator_mail?.upgrade_requested({
+          request: created.request,
+          usage: { used: usage.used, limit: usage.limit },
+          email_verified,
+          origin: input.origin,
+        });
+        return upgrade_request_view(created.request);
+      });
+    },
+
+    list_upgrade_requests(filter) {
+      return with_database(async () =>
+        (await store.list_upgrade_requests(database, filter)).map(
+          upgrade_request_view,
+        )
+      );
     },
 
     get_billing(account_id: string) {

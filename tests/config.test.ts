@@ -10,6 +10,11 @@ Deno.test("configuration defaults", () => {
   assertEquals(config.admin_token, undefined);
   assertEquals(config.rate_limit_per_minute, undefined);
   assertEquals(config.cors_origins, []);
+  assertEquals(config.operator_email, undefined);
+  assertEquals(
+    load_config({ OPERATOR_EMAIL: " ops@ink.example " }).operator_email,
+    "ops@ink.example",
+  );
 });
 
 Deno.test("invalid configuration stops start-up with a clear message", () => {
@@ -20,6 +25,9 @@ Deno.test("invalid configuration stops start-up with a clear message", () => {
     [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL must be a postgres/],
     [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN must be at least 16 characters/],
     [{ CORS_ORIGINS: "app.example.com" }, /CORS_ORIGINS must be/],
+    [{ SUPPORT_EMAIL: "help desk" }, /SUPPORT_EMAIL must be an e-mail/],
+    [{ OPERATOR_EMAIL: "ops@localhost" }, /OPERATOR_EMAIL must be an e-mail/],
+    [{ OPERATOR_EMAIL: "<ops@x.io>" }, /OPERATOR_EMAIL must be an e-mail/],
   ];
   for (const [env, message] of cases) {
     const error = assertThrows(() => load_config(env), ConfigError);

@@ -43,6 +43,11 @@ export interface Config {
   render_queue: number;
   /** Longest a render may take before it is cancelled, in ms (`RENDER_TIMEOUT_MS`). */
   render_timeout_ms: number;
+  /**
+   * MiB that requests in flight may hold in memory (`REQUEST_MEMORY_MB`,
+   * default 64): bodies as parsed, documents not yet handed over; past it, 503.
+   */
+  request_memory_mb: number;
   /** Stripe billing (`STRIPE_*`); unset: billing is off. */
   stripe?: StripeConfig;
   /** Proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`); empty: none. */
@@ -355,6 +360,8 @@ export function load_config(
     render_timeout_ms:
       optional_int("RENDER_TIMEOUT_MS", { min: 100, max: 120_000 }) ??
         15_000,
+    request_memory_mb:
+      optional_int("REQUEST_MEMORY_MB", { min: 8, max: 65_536 }) ?? 64,
     stripe: parse_stripe(get),
     public_url: parse_public_url(get("PUBLIC_URL")),
     metrics_token,

@@ -9,6 +9,7 @@ import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
 import { create_account_mail } from "./dashboard/account_mail.ts";
 import { create_mailer } from "./mail.ts";
+import { MemoryBudget } from "./memory_budget.ts";
 import { create_operator_mail } from "./operator_mail.ts";
 import { Metrics } from "./metrics.ts";
 import { RenderPool } from "./render_pool.ts";
@@ -74,6 +75,8 @@ export async function start_server(
     now: options.now ?? (() => new Date()),
   });
   if (pool) metrics.track_queue_depth(() => pool.queue_depth);
+  const memory_budget = new MemoryBudget(config.request_memory_mb * 2 ** 20);
+  metrics.track_request_memory(memory_budget);
   const signup: SignupPolicy = {
     enabled: config.signup_enabled,
     plan: config.signup_plan,
@@ -133,6 +136,7 @@ export async function start_server(
     ...dashboard.app_options,
     max_body_bytes: config.max_body_bytes,
     body_timeout_ms: config.body_timeout_ms,
+    memory_budget,
     check_ready: () => database.ping(),
     cors_origins: config.cors_origins,
     stripe_webhook: billing

@@ -5,6 +5,7 @@
 import { ApiFailure, query } from "/assets/js/api.js";
 import { start_billing } from "/assets/js/billing.js";
 import { handle_signed_out, start_shell } from "/assets/js/shell.js";
+import { start_upgrade } from "/assets/js/upgrade.js";
 import { find, show_error } from "/assets/js/ui.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -250,6 +251,7 @@ if (session.account.subscription_status !== "active") {
     "Subscription inactive: API calls are refused until it is reactivated.";
 }
 void start_billing(session.account);
+void start_upgrade(session.account);
 
 try {
   const usage = await query("account.usage");
@@ -260,9 +262,21 @@ try {
   find("[data-meter]").style.width = `${Math.min(100, share * 100)}%`;
   meter.classList.toggle("is-high", share >= 0.8 && share < 1);
   meter.classList.toggle("is-full", share >= 1);
-  find("[data-remaining]").textContent = usage.remaining > 0
+  const remaining = find("[data-remaining]");
+  remaining.textContent = usage.remaining > 0
     ? `${number.format(usage.remaining)} left this month`
     : "Limit reached: /generate answers 403 until the reset or an upgrade.";
+  // Say how to upgrade, where there is a larger plan.
+  const larger_plan = card instanceof HTMLElement &&
+    card.nextElementSibling !== null;
+  if (usage.remaining === 0 && larger_plan) {
+    const link = document.createElement("a");
+    link.href = "#upgrade";
+    link.textContent = document.querySelector("[data-upgrade-form]")
+      ? "Ask for an upgrade"
+      : "Choose a larger plan";
+    remaining.append(" ", link);
+  }
   find("[data-test-calls]").textContent = `Test keys: ${
     number.format(usage.test_calls)
   } call${usage.test_calls === 1 ? "" : "s"} this month (not counted)`;

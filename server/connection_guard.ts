@@ -153,7 +153,13 @@ class GuardedConnection {
         // Past shutdown's end of requests, new bytes are not forwarded; the
         // answer still on its way out is not cut for them.
         if (this.#upstream_write_ended) continue;
-        await write_all(this.upstream, buffer.subarray(0, read));
+        try {
+          await write_all(this.upstream, buffer.subarray(0, read));
+        } catch {
+          // The server stopped reading (e.g. it refused oversized headers):
+          // its answer is still forwarded by pump_out, which then closes.
+          this.#upstream_write_ended = true;
+        }
       }
       this.#end_requests();
     } catch {

@@ -11,13 +11,13 @@ import type {
   ChangePlanResult,
 } from "./billing.ts";
 import type {
+  AccountUsageView,
   AccountView,
   ApiKeyView,
   CreatedApiKey,
   KeyMode,
   Plan,
   SubscriptionStatus,
-  UsageView,
 } from "./accounts.ts";
 import type { UpgradeRequestView, UpgradeStateView } from "./upgrades.ts";
 
@@ -150,7 +150,8 @@ export interface Services {
     principal: Principal,
     input: { base_url: string },
   ): Promise<{ url: string }>;
-  get_usage(account_id: string): Promise<UsageView>;
+  /** This month's usage of an account, with its breakdown by API key. */
+  get_usage(account_id: string): Promise<AccountUsageView>;
   list_keys(account_id: string): Promise<ApiKeyView[]>;
   create_key(
     account_id: string,

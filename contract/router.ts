@@ -8,6 +8,7 @@ import { z } from "zod";
 import {
   AccountIdSchema,
   AccountSchema,
+  AccountUsageSchema,
   ApiKeySchema,
   CreateAccountSchema,
   CreatedApiKeySchema,
@@ -15,7 +16,6 @@ import {
   KeyIdSchema,
   NewKeySchema,
   UpdateAccountSchema,
-  UsageSchema,
 } from "./accounts.ts";
 import {
   AccountWithBillingSchema,
@@ -387,7 +387,7 @@ export const app_router = t.router({
         },
       })
       .input(z.void())
-      .output(UsageSchema)
+      .output(AccountUsageSchema)
       .query(({ ctx }) => ctx.services.get_usage(ctx.principal.account.id)),
     list_keys: session_procedure
       .meta({

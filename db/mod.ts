@@ -72,6 +72,8 @@ export {
   get_daily_usage,
   get_test_calls,
   get_usage,
+  get_usage_by_key,
+  type KeyUsage,
   prune_receipts,
   record_test_generation,
   release_generation,

@@ -116,6 +116,23 @@ export const usage_daily = pgTable("usage_daily", {
 ]);
 
 /**
+ * Generations per API key and calendar month ("YYYY-MM"), counts only: for
+ * live keys the charged invoices, for test keys their (never charged) calls.
+ * Kept for revoked keys, so a month's breakdown still adds up.
+ */
+export const usage_by_key = pgTable("usage_by_key", {
+  key_id: uuid("key_id").notNull().references(() => api_keys.id, {
+    onDelete: "cascade",
+  }),
+  month: text("month").notNull(),
+  count: integer("count").notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.key_id, t.month] }),
+  check("usage_by_key_month_format", sql`${t.month} ~ '^[0-9]{4}-[0-9]{2}$'`),
+  check("usage_by_key_count_non_negative", sql`${t.count} >= 0`),
+]);
+
+/**
  * One row per counted generation: a hash of the canonical request body, never
  * its content. Lets an identical retry in the same month be free.
  */

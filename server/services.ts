@@ -511,6 +511,7 @@ export function create_services(
       month,
       day,
       request_hash,
+      key_id: principal.key_id,
     };
     // With a render worker idle, the render starts while the quota is
     // reserved, so the two overlap instead of adding up (about 1 ms less
@@ -579,6 +580,7 @@ export function create_services(
     const counts = await store.record_test_generation(database, {
       account_id: principal.account.id,
       month: month_of(state.at),
+      key_id: principal.key_id,
     });
     set_quota_headers(response, principal, { at: state.at, used: counts.used });
     return document;
@@ -1031,9 +1033,23 @@ export function create_services(
     },
 
     get_usage(account_id: string) {
-      return with_database(async () =>
-        usage_of(await require_account(account_id))
-      );
+      return with_database(async () => {
+        const usage = await usage_of(await require_account(account_id));
+        const by_key = await store.get_usage_by_key(database, account_id, {
+          month: usage.month,
+        });
+        return {
+          ...usage,
+          by_key: by_key.map((key) => ({
+            id: key.key_id,
+            name: key.name,
+            prefix: key.prefix,
+            mode: key.mode,
+            status: key.revoked_at ? "revoked" as const : "active" as const,
+            count: key.count,
+          })),
+        };
+      });
     },
 
     list_keys(account_id: string) {

@@ -436,6 +436,13 @@ function install_plugin(): void {
       reverseChain: "/FlateDecode",
     };
   };
+  // Per-document set-up of jsPDF plugins the renderer never uses (canvas,
+  // context2d, outline) and the Arabic pre-pass of text output (our text is
+  // shaped by the text layout): a good part of creating each document.
+  for (let i = api.events.length - 1; i >= 0; i--) {
+    const [name, handler] = api.events[i];
+    if (is_unused_plugin_event(name, handler, api)) api.events.splice(i, 1);
+  }
   api.events.push([
     "addFont",
     function (this: jsPDF, data: { font: JsPdfFont }): void {
@@ -465,6 +472,22 @@ function install_plugin(): void {
       }
     },
   ]);
+}
+
+/** Whether a jsPDF plugin event handler belongs to a plugin we never use. */
+function is_unused_plugin_event(
+  name: string,
+  handler: unknown,
+  api: JsPdfPlugin,
+): boolean {
+  if (name === "preProcessText") return handler === api.processArabic;
+  if (
+    name !== "initialized" && name !== "postPutResources" &&
+    name !== "putCatalog"
+  ) return false;
+  const source = String(handler);
+  return source.includes("this.canvas=new") ||
+    source.includes("this.context2d=new") || source.includes(".outline");
 }
 
 /**
@@ -509,8 +532,9 @@ function install_fast_paths(doc: jsPDF): void {
   };
   // autotable asks for the font list on every style change and jsPDF
   // rebuilds it each time; it does not change after registration.
-  const font_list = doc.getFontList();
-  doc.getFontList = () => font_list;
+  const font_list_of = doc.getFontList.bind(doc);
+  let font_list: ReturnType<jsPDF["getFontList"]> | undefined;
+  doc.getFontList = () => (font_list ??= font_list_of());
   // jsPDF runs every measured string through its Arabic shaper first; our
   // text has no Arabic (it became the placeholder), so measure directly.
   doc.getStringUnitWidth = (text: string, options?: unknown): number => {
@@ -552,7 +576,6 @@ function install_fast_paths(doc: jsPDF): void {
   // before.
   const original_text = doc.text.bind(doc);
   original_text_methods.set(doc, original_text);
-  const used_fonts = new Set<string>();
   const page_internal = internal as unknown as {
     write(ops: string): void;
     pageSize: { getHeight(): number };
@@ -607,22 +630,13 @@ function install_fast_paths(doc: jsPDF): void {
     }
     if (ops !== "") {
       const id = internal.getFont().id;
-      if (!used_fonts.has(id)) {
-        used_fonts.add(id);
-        mark_font_used(doc);
-      }
+      mark_font_used(doc);
       page_internal.write(
         `BT /${id} ${pdf_number(size)} Tf ${fill}\n${ops}ET`,
       );
     }
     return doc;
   }) as typeof doc.text;
-  // Drop the Arabic pre-processing of text output for the same reason.
-  const arabic = (jsPDF.API as unknown as JsPdfPlugin).processArabic;
-  const subscribers = internal.events.getTopics()["preProcessText"] ?? {};
-  for (const [token, [callback]] of Object.entries(subscribers)) {
-    if (callback === arabic) internal.events.unsubscribe(token);
-  }
 }
 
 /** `text()` options our direct path draws exactly: none, or an alignment. */
@@ -805,7 +819,18 @@ function document_glyph_sink(doc: jsPDF): GlyphSink {
 
 const original_text_methods = new WeakMap<jsPDF, jsPDF["text"]>();
 
+const marked_fonts = new WeakMap<jsPDF, Set<string>>();
+
+/** Makes jsPDF embed the current font, once per document and font. */
 function mark_font_used(doc: jsPDF): void {
+  const id = (doc.internal as unknown as JsPdfInternals).getFont().id;
+  let marked = marked_fonts.get(doc);
+  if (marked === undefined) {
+    marked = new Set();
+    marked_fonts.set(doc, marked);
+  }
+  if (marked.has(id)) return;
+  marked.add(id);
   const text = original_text_methods.get(doc) ?? doc.text.bind(doc);
   // An array: jsPDF returns early for "" before noting the font as used.
   text([""], 0, 0);

@@ -1703,14 +1703,14 @@ function extra_fields(
   value: object,
   known: ReadonlySet<string>,
 ): Record<string, unknown> | null {
-  const extra: Record<string, unknown> = {};
-  let any = false;
-  for (const [key, v] of Object.entries(value)) {
-    if (known.has(key) || v === undefined) continue;
-    extra[key] = v;
-    any = true;
+  let extra: Record<string, unknown> | null = null;
+  for (const key in value) {
+    if (known.has(key)) continue;
+    const v = (value as Record<string, unknown>)[key];
+    if (v === undefined) continue;
+    (extra ??= {})[key] = v;
   }
-  return any ? extra : null;
+  return extra;
 }
 
 /** `address_lines` is hashed through the address slot above. */

@@ -42,6 +42,13 @@ if (import.meta.main) {
       "Mail: SMTP_URL is not set; password-reset and verification mails are written to the log instead of being sent",
     );
   }
+  if (!config.stripe) {
+    console.error(
+      config.operator_email
+        ? `Upgrade requests: mailed to ${config.operator_email} (OPERATOR_EMAIL)`
+        : "Upgrade requests: OPERATOR_EMAIL is not set; requests are recorded and logged, not mailed (list them with GET /admin/upgrade-requests)",
+    );
+  }
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -11,14 +11,15 @@ import type {
   ChangePlanResult,
 } from "./billing.ts";
 import type {
+  AccountUsageView,
   AccountView,
   ApiKeyView,
   CreatedApiKey,
   KeyMode,
   Plan,
   SubscriptionStatus,
-  UsageView,
 } from "./accounts.ts";
+import type { UpgradeRequestView, UpgradeStateView } from "./upgrades.ts";
 
 /** The account a request acts for, once its credentials were checked. */
 export interface Principal {
@@ -107,7 +108,32 @@ export interface Services {
       subscription_status?: SubscriptionStatus;
       billing_override?: boolean;
     },
+    options?: {
+      /** Through what the operator acts; recorded on upgrade requests a plan change closes. */
+      by?: "admin_api" | "admin_cli";
+    },
   ): Promise<AccountWithBilling>;
+  /** What the signed-in account's Usage page shows about upgrading. */
+  get_upgrade_state(account_id: string): Promise<UpgradeStateView>;
+  /**
+   * Records a request for a higher plan and mails the operator. Throws
+   * `not_found` when billing is on (plans change by themselves there),
+   * `invalid_request` for a plan not above the current one, `conflict` while
+   * a request is open and `rate_limited` after too many requests.
+   */
+  request_upgrade(
+    principal: Principal,
+    input: {
+      plan: Plan;
+      message?: string;
+      /** Where the operator's mail points for the admin API, unless `PUBLIC_URL` is set. */
+      origin?: string;
+    },
+  ): Promise<UpgradeRequestView>;
+  /** Upgrade requests of every account, newest first (the operator's list). */
+  list_upgrade_requests(
+    filter: { status?: "open" | "closed"; limit?: number },
+  ): Promise<UpgradeRequestView[]>;
   /** The account's billing state (billing may be off on this server). */
   get_billing(account_id: string): Promise<BillingView>;
   /**
@@ -124,7 +150,8 @@ export interface Services {
     principal: Principal,
     input: { base_url: string },
   ): Promise<{ url: string }>;
-  get_usage(account_id: string): Promise<UsageView>;
+  /** This month's usage of an account, with its breakdown by API key. */
+  get_usage(account_id: string): Promise<AccountUsageView>;
   list_keys(account_id: string): Promise<ApiKeyView[]>;
   create_key(
     account_id: string,

@@ -13,4 +13,5 @@ export * from "./invoice.ts";
 export * from "./money.ts";
 export * from "./router.ts";
 export * from "./trpc_errors.ts";
+export * from "./upgrades.ts";
 export * from "./validation.ts";

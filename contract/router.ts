@@ -8,6 +8,7 @@ import { z } from "zod";
 import {
   AccountIdSchema,
   AccountSchema,
+  AccountUsageSchema,
   ApiKeySchema,
   CreateAccountSchema,
   CreatedApiKeySchema,
@@ -15,7 +16,6 @@ import {
   KeyIdSchema,
   NewKeySchema,
   UpdateAccountSchema,
-  UsageSchema,
 } from "./accounts.ts";
 import {
   AccountWithBillingSchema,
@@ -35,6 +35,13 @@ import {
   SignUpSchema,
   VerifyEmailSchema,
 } from "./auth.ts";
+import {
+  ListUpgradeRequestsSchema,
+  RequestUpgradeSchema,
+  UpgradeRequestListSchema,
+  UpgradeRequestSchema,
+  UpgradeStateSchema,
+} from "./upgrades.ts";
 import type {
   Principal,
   RenderedPdf,
@@ -380,7 +387,7 @@ export const app_router = t.router({
         },
       })
       .input(z.void())
-      .output(UsageSchema)
+      .output(AccountUsageSchema)
       .query(({ ctx }) => ctx.services.get_usage(ctx.principal.account.id)),
     list_keys: session_procedure
       .meta({
@@ -490,7 +497,75 @@ export const app_router = t.router({
         })
       ),
   }),
+  upgrade: t.router({
+    state: session_procedure
+      .meta({
+        openapi: {
+          method: "GET",
+          path: "/account/upgrade",
+          tags: ACCOUNT_TAGS,
+          summary:
+            "Upgrading the signed-in account: plans above the current one and its open request",
+          errorResponses: pick_errors([401]),
+        },
+      })
+      .input(z.void())
+      .output(UpgradeStateSchema)
+      .query(({ ctx }) =>
+        ctx.services.get_upgrade_state(ctx.principal.account.id)
+      ),
+    request: session_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/account/upgrade-requests",
+          tags: ACCOUNT_TAGS,
+          summary:
+            "Ask the operator for a higher plan (servers without Stripe billing); the operator is e-mailed",
+          successDescription: "The recorded request.",
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            404:
+              "Billing is on (`not_found`): change the plan with `POST /account/billing/plan` instead.",
+            409:
+              "A request of this account is still open (`conflict`); it is closed when the operator changes the plan.",
+            429:
+              "Too many requests in 24 hours (`rate_limited`); retry after `Retry-After` seconds.",
+          },
+        },
+      })
+      .input(RequestUpgradeSchema)
+      .output(UpgradeRequestSchema)
+      .mutation(async ({ ctx, input }) => {
+        const request = await ctx.services.request_upgrade(
+          ctx.principal,
+          { ...input, origin: ctx.origin },
+        );
+        ctx.response.status = 201;
+        return request;
+      }),
+  }),
   admin: t.router({
+    list_upgrade_requests: admin_procedure
+      .meta({
+        openapi: {
+          method: "GET",
+          path: "/admin/upgrade-requests",
+          protect: true,
+          tags: ADMIN_TAGS,
+          summary:
+            "Customers' requests for a higher plan, newest first; a plan change (PATCH) closes them",
+          errorResponses: pick_errors([400, 401]),
+        },
+      })
+      .input(ListUpgradeRequestsSchema)
+      .output(UpgradeRequestListSchema)
+      .query(async ({ ctx, input }) => ({
+        requests: await ctx.services.list_upgrade_requests({
+          status: input.status === "all" ? undefined : input.status,
+          limit: input.limit,
+        }),
+      })),
     create_account: admin_procedure
       .meta({
         openapi: {
@@ -530,7 +605,8 @@ export const app_router = t.router({
           path: "/admin/accounts/{id}",
           protect: true,
           tags: ADMIN_TAGS,
-          summary: "Change plan or subscription status (applies at once)",
+          summary:
+            "Change plan or subscription status (applies at once); a plan change closes the account's open upgrade request",
           errorResponses: pick_errors([400, 401]),
         },
       })
@@ -541,7 +617,7 @@ export const app_router = t.router({
           plan: input.plan,
           subscription_status: input.subscription_status,
           billing_override: input.billing_override,
-        })
+        }, { by: "admin_api" })
       ),
     list_keys: admin_procedure
       .meta({

@@ -72,6 +72,8 @@ export {
   get_daily_usage,
   get_test_calls,
   get_usage,
+  get_usage_by_key,
+  type KeyUsage,
   prune_receipts,
   record_test_generation,
   release_generation,
@@ -115,6 +117,8 @@ export {
   PLANS,
   SUBSCRIPTION_STATUSES,
   type SubscriptionStatus,
+  UPGRADE_REQUEST_STATUSES,
+  type UpgradeRequestStatus,
 } from "./schema.ts";
 export {
   apply_subscription_state,
@@ -129,3 +133,16 @@ export {
   set_pending_plan,
   type SubscriptionState,
 } from "./billing.ts";
+export {
+  close_upgrade_requests,
+  type CloseUpgradeRequestsInput,
+  count_upgrade_requests_since,
+  create_upgrade_request,
+  type CreateUpgradeRequestInput,
+  type CreateUpgradeRequestResult,
+  get_latest_upgrade_request,
+  get_open_upgrade_request,
+  list_upgrade_requests,
+  type ListUpgradeRequestsInput,
+  type UpgradeRequestRecord,
+} from "./upgrade_requests.ts";

@@ -116,6 +116,23 @@ export const usage_daily = pgTable("usage_daily", {
 ]);
 
 /**
+ * Generations per API key and calendar month ("YYYY-MM"), counts only: for
+ * live keys the charged invoices, for test keys their (never charged) calls.
+ * Kept for revoked keys, so a month's breakdown still adds up.
+ */
+export const usage_by_key = pgTable("usage_by_key", {
+  key_id: uuid("key_id").notNull().references(() => api_keys.id, {
+    onDelete: "cascade",
+  }),
+  month: text("month").notNull(),
+  count: integer("count").notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.key_id, t.month] }),
+  check("usage_by_key_month_format", sql`${t.month} ~ '^[0-9]{4}-[0-9]{2}$'`),
+  check("usage_by_key_count_non_negative", sql`${t.count} >= 0`),
+]);
+
+/**
  * One row per counted generation: a hash of the canonical request body, never
  * its content. Lets an identical retry in the same month be free.
  */
@@ -251,5 +268,52 @@ export const account_tokens = pgTable("account_tokens", {
   check(
     "account_tokens_purpose_valid",
     sql`${t.purpose} in ('password_reset', 'verify_email')`,
+  ),
+]);
+
+/** States of an upgrade request: waiting for the operator, or handled. */
+export const UPGRADE_REQUEST_STATUSES = ["open", "closed"] as const;
+/** An upgrade request's state. */
+export type UpgradeRequestStatus = typeof UPGRADE_REQUEST_STATUSES[number];
+
+/**
+ * Plan changes customers asked the operator for (servers without Stripe
+ * billing). At most one open request per account; an operator's plan change
+ * closes it, recording when, through what and the plan it left.
+ */
+export const upgrade_requests = pgTable("upgrade_requests", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  account_id: uuid("account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  /** The plan the account was on when it asked. */
+  current_plan: text("current_plan", { enum: PLANS }).notNull(),
+  requested_plan: text("requested_plan", { enum: PLANS }).notNull(),
+  message: text("message"),
+  status: text("status", { enum: UPGRADE_REQUEST_STATUSES }).notNull()
+    .default("open"),
+  created_at: timestamp("created_at", { withTimezone: true }).notNull()
+    .defaultNow(),
+  closed_at: timestamp("closed_at", { withTimezone: true }),
+  /** Who closed it: `admin_api` or `admin_cli`. */
+  closed_by: text("closed_by"),
+  /** The account's plan after the change that closed it. */
+  resulting_plan: text("resulting_plan", { enum: PLANS }),
+}, (t) => [
+  uniqueIndex("upgrade_requests_one_open_per_account").on(t.account_id).where(
+    sql`${t.status} = 'open'`,
+  ),
+  index("upgrade_requests_account_id_created_at_idx").on(
+    t.account_id,
+    t.created_at,
+  ),
+  index("upgrade_requests_created_at_idx").on(t.created_at),
+  check(
+    "upgrade_requests_status_valid",
+    sql`${t.status} in ('open', 'closed')`,
+  ),
+  check(
+    "upgrade_requests_requested_plan_valid",
+    sql`${t.requested_plan} in ('starter', 'pro', 'team')`,
   ),
 ]);

@@ -7,6 +7,7 @@ import {
   ApiError,
   CreateAccountSchema,
   KeyModeSchema,
+  ListUpgradeRequestsSchema,
   NewPasswordSchema,
   PlanSchema,
   SubscriptionStatusSchema,
@@ -29,6 +30,9 @@ Commands:
   create-key <account-id> --name <key name> [--mode live|test]
   revoke-key <key-id>
   set-password <account-id>   (reads the new password from NEW_PASSWORD or stdin)
+  list-upgrade-requests [--status open|closed|all] [--limit <n>]
+                              (customers' requests for a higher plan, newest first;
+                               set-plan closes the account's open request)
 
 Uses DATABASE_URL, or the PGlite database in DATA_DIR (stop the server first:
 an embedded database has one user at a time).`;
@@ -46,6 +50,8 @@ export async function run_admin_cli(
       plan: { type: "string" },
       name: { type: "string" },
       mode: { type: "string" },
+      status: { type: "string" },
+      limit: { type: "string" },
       inactive: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -90,15 +96,25 @@ export async function run_admin_cli(
         case "set-plan":
           return services.update_account(required(target, "account id"), {
             plan: PlanSchema.parse(extra),
-          });
+          }, BY_CLI);
         case "set-subscription":
           return services.update_account(required(target, "account id"), {
             subscription_status: SubscriptionStatusSchema.parse(extra),
-          });
+          }, BY_CLI);
         case "release-override":
           return services.update_account(required(target, "account id"), {
             billing_override: false,
+          }, BY_CLI);
+        case "list-upgrade-requests": {
+          const filter = ListUpgradeRequestsSchema.parse({
+            status: values.status,
+            limit: values.limit,
           });
+          return services.list_upgrade_requests({
+            status: filter.status === "all" ? undefined : filter.status,
+            limit: filter.limit,
+          });
+        }
         case "list-keys":
           return services.list_keys(required(target, "account id"));
         case "create-key":
@@ -138,6 +154,8 @@ export async function run_admin_cli(
 }
 
 class UsageError extends Error {}
+
+const BY_CLI = { by: "admin_cli" } as const;
 
 async function read_new_password(
   env: Record<string, string | undefined>,

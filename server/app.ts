@@ -25,6 +25,7 @@ import {
   read_json_body,
 } from "./body.ts";
 import { type AddressRange, resolve_client_address } from "./client_address.ts";
+import type { MemoryBudget } from "./memory_budget.ts";
 import type { Metrics } from "./metrics.ts";
 import { build_openapi_document } from "./openapi.ts";
 import { create_docs } from "./docs/mod.ts";
@@ -36,6 +37,11 @@ export interface AppOptions {
   max_body_bytes?: number;
   /** Longest a request body may take to arrive, in ms (default 30 s). */
   body_timeout_ms?: number;
+  /**
+   * Bytes requests in flight may hold (bodies, what parsing them costs,
+   * documents not yet handed over); past it, 503. Unset: unbounded.
+   */
+  memory_budget?: MemoryBudget;
   /** Checks the database for `/readyz`. */
   check_ready?: () => Promise<void>;
   /** Resolves the dashboard session from a request (cookie), if any. */
@@ -307,7 +313,10 @@ export function create_app(options: AppOptions): Handler {
     return ctx;
   }
 
-  async function generate(request: Request): Promise<Response> {
+  async function generate(
+    request: Request,
+    limits: BodyLimits,
+  ): Promise<Response> {
     if (request.method === "OPTIONS") {
       // Not a CORS preflight (those are answered before routing): say what
       // this endpoint accepts.
@@ -325,12 +334,14 @@ export function create_app(options: AppOptions): Handler {
     const ctx = await context_for(request, true);
     // The body is read while the key is checked, but its errors surface only
     // when the procedure parses its input, i.e. after authentication.
-    const body = read_json_body(request, body_limits);
+    const body = read_json_body(request, limits);
     body.catch(() => {});
     try {
       const result = await create_caller(ctx).invoice.generate(
         body as unknown as InvoiceRequest,
       );
+      // The document is held until the answer is handed over.
+      limits.lease?.hold_existing(result.byte_length);
       const headers = ctx.response.headers;
       headers.set("Content-Type", result.content_type);
       headers.set("Content-Disposition", content_disposition(result.file_name));
@@ -344,14 +355,18 @@ export function create_app(options: AppOptions): Handler {
     }
   }
 
-  async function trpc(request: Request, url: URL): Promise<Response> {
+  async function trpc(
+    request: Request,
+    url: URL,
+    limits: BodyLimits,
+  ): Promise<Response> {
     refuse_auth_batches(url);
     const ctx = await context_for(request, false);
     // The same body checks as every JSON entry point; the procedure gets the
     // checked text in a fresh Request, whose signal is not the connection's
     // (Deno aborts that one after every response).
     const body = request.body
-      ? await read_checked_json(request, body_limits, { allow_empty: true })
+      ? await read_checked_json(request, limits, { allow_empty: true })
       : undefined;
     const forwarded = new Request(request.url, {
       method: request.method,
@@ -379,7 +394,11 @@ export function create_app(options: AppOptions): Handler {
     return response;
   }
 
-  async function rest(request: Request, url: URL): Promise<Response> {
+  async function rest(
+    request: Request,
+    url: URL,
+    limits: BodyLimits,
+  ): Promise<Response> {
     const ctx = await context_for(request, false);
     let body: unknown = undefined;
     let headers = request.headers;
@@ -393,7 +412,7 @@ export function create_app(options: AppOptions): Handler {
         headers = new Headers(request.headers);
         headers.set("Content-Type", "application/json");
       } else {
-        body = await read_json_body(request, body_limits);
+        body = await read_json_body(request, limits);
       }
     }
     // trpc-to-openapi's node handler takes a request-like object; a proxy of
@@ -464,6 +483,7 @@ export function create_app(options: AppOptions): Handler {
   async function stripe_webhook(
     request: Request,
     handle: NonNullable<AppOptions["stripe_webhook"]>,
+    limits: BodyLimits,
   ): Promise<Response> {
     if (request.method !== "POST") {
       throw new ApiError(
@@ -475,7 +495,7 @@ export function create_app(options: AppOptions): Handler {
       );
     }
     // The signature covers the exact bytes, so the body is never re-encoded.
-    const raw = await read_body_bytes(request, body_limits);
+    const raw = await read_body_bytes(request, limits);
     const outcome = await handle(raw, request.headers.get("stripe-signature"));
     return json_response(outcome);
   }
@@ -490,19 +510,23 @@ export function create_app(options: AppOptions): Handler {
     }
   }
 
-  async function route(request: Request, url: URL): Promise<Response> {
+  async function route(
+    request: Request,
+    url: URL,
+    limits: BodyLimits,
+  ): Promise<Response> {
     const path = url.pathname;
     if (path === "/generate" || path === "/generate/") {
-      return await generate(request);
+      return await generate(request, limits);
     }
-    if (path.startsWith("/trpc/")) return await trpc(request, url);
+    if (path.startsWith("/trpc/")) return await trpc(request, url, limits);
     if (path === "/openapi.json" && request.method === "GET") {
       return new Response(openapi_body, {
         headers: { "Content-Type": "application/json; charset=utf-8" },
       });
     }
     if (path === "/billing/stripe/webhook" && options.stripe_webhook) {
-      return await stripe_webhook(request, options.stripe_webhook);
+      return await stripe_webhook(request, options.stripe_webhook, limits);
     }
     if (path === "/healthz") return json_response({ status: "ok" });
     if (path === "/metrics" && options.metrics) {
@@ -536,7 +560,7 @@ export function create_app(options: AppOptions): Handler {
     }
     const page = await options.serve_dashboard?.(request, url);
     if (page) return page;
-    const response = await rest(request, url);
+    const response = await rest(request, url, limits);
     const api_path = path.startsWith("/admin/") || path.startsWith("/account/");
     if (
       !api_path && response.status === 404 &&
@@ -581,13 +605,22 @@ export function create_app(options: AppOptions): Handler {
     // Parsed once: routing, CORS, metrics and the log all need the path.
     const url = new URL(request.url);
     const cors_origin = allowed_origin(request, url.pathname);
+    const lease = options.memory_budget?.lease();
     try {
       response = cors_origin && request.method === "OPTIONS"
         ? new Response(null, { status: 204, headers: PREFLIGHT_HEADERS })
-        : await route(request, url);
+        : await route(
+          request,
+          url,
+          lease ? { ...body_limits, lease } : body_limits,
+        );
     } catch (error) {
       log_fault(error);
       response = error_response(to_api_error(error));
+    } finally {
+      // Handed to the HTTP server: a body still arriving for an answered
+      // request is cancelled at its next chunk.
+      lease?.release();
     }
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
       if (!response.headers.has(name)) response.headers.set(name, value);

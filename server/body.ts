@@ -3,6 +3,7 @@
  */
 import { ApiError } from "../contract/mod.ts";
 import { find_duplicate_key } from "./json_duplicates.ts";
+import type { MemoryLease } from "./memory_budget.ts";
 
 /** Limits on reading a request body. */
 export interface BodyLimits {
@@ -10,12 +11,19 @@ export interface BodyLimits {
   max_bytes: number;
   /** Longest the whole body may take to arrive (408 past it). */
   timeout_ms: number;
+  /**
+   * The request's share of the memory budget: the body is held in it from
+   * its declared length on (503 when it does not fit, before reading).
+   */
+  lease?: MemoryLease;
 }
 
 /**
  * Reads the body as bytes: over `max_bytes` is a 413 without reading the
  * rest; a body still arriving after `timeout_ms` is a 408 (slow clients must
- * not hold a connection and its buffers forever).
+ * not hold a connection and its buffers forever); a body the memory budget
+ * has no room for is a 503 (with a declared length, before any of it is
+ * read).
  */
 export async function read_body_bytes(
   request: Request,
@@ -27,6 +35,10 @@ export async function read_body_bytes(
     throw too_large(limit);
   }
   if (!request.body) return new Uint8Array(0);
+  const lease = limits.lease;
+  if (lease && declared !== null && Number(declared) > 0) {
+    lease.hold_body(Number(declared));
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();
@@ -44,6 +56,14 @@ export async function read_body_bytes(
       if (size > limit) {
         await reader.cancel().catch(() => {});
         throw too_large(limit);
+      }
+      if (lease) {
+        try {
+          lease.hold_body(size);
+        } catch (error) {
+          await reader.cancel().catch(() => {});
+          throw error;
+        }
       }
       chunks.push(value);
     }

@@ -39,12 +39,19 @@ export interface Config {
   cookie_secure: "auto" | "always";
   /** Where the Usage page tells customers to ask for a plan change (`SUPPORT_EMAIL`). */
   support_email?: string;
+  /** Where upgrade requests are mailed (`OPERATOR_EMAIL`); unset: they are only recorded and logged. */
+  operator_email?: string;
   /** Render workers (`RENDER_WORKERS`); 0 renders on the request thread. */
   render_workers: number;
   /** Renders that may wait for a worker before new ones get 503 (`RENDER_QUEUE`). */
   render_queue: number;
   /** Longest a render may take before it is cancelled, in ms (`RENDER_TIMEOUT_MS`). */
   render_timeout_ms: number;
+  /**
+   * MiB that requests in flight may hold in memory (`REQUEST_MEMORY_MB`,
+   * default 64): bodies as parsed, documents not yet handed over; past it, 503.
+   */
+  request_memory_mb: number;
   /** Stripe billing (`STRIPE_*`); unset: billing is off. */
   stripe?: StripeConfig;
   /** Proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`); empty: none. */
@@ -171,6 +178,19 @@ function parse_mail_from(
   return value;
 }
 
+function parse_email_address(
+  name: string,
+  get: (name: string) => string | undefined,
+): string | undefined {
+  const value = get(name)?.trim();
+  if (
+    value !== undefined && !/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(value)
+  ) {
+    throw new ConfigError(`${name} must be an e-mail address, got "${value}"`);
+  }
+  return value;
+}
+
 /** A configuration problem; start-up stops with its message. */
 export class ConfigError extends Error {
   /** Creates the error. */
@@ -275,15 +295,8 @@ export function load_config(
       "DATABASE_URL must be a postgres:// or postgresql:// URL",
     );
   }
-  const support_email = get("SUPPORT_EMAIL")?.trim();
-  if (
-    support_email !== undefined &&
-    !/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(support_email)
-  ) {
-    throw new ConfigError(
-      `SUPPORT_EMAIL must be an e-mail address, got "${support_email}"`,
-    );
-  }
+  const support_email = parse_email_address("SUPPORT_EMAIL", get);
+  const operator_email = parse_email_address("OPERATOR_EMAIL", get);
   let trusted_proxies: AddressRange[] = [];
   try {
     trusted_proxies = parse_trusted_proxies(get("TRUSTED_PROXIES") ?? "");
@@ -350,12 +363,15 @@ export function load_config(
       "auto",
     ),
     support_email,
+    operator_email,
     render_workers: optional_int("RENDER_WORKERS", { min: 0, max: 64 }) ??
       default_workers(),
     render_queue: optional_int("RENDER_QUEUE", { min: 1, max: 100_000 }) ?? 512,
     render_timeout_ms:
       optional_int("RENDER_TIMEOUT_MS", { min: 100, max: 120_000 }) ??
         15_000,
+    request_memory_mb:
+      optional_int("REQUEST_MEMORY_MB", { min: 8, max: 65_536 }) ?? 64,
     stripe: parse_stripe(get),
     public_url: parse_public_url(get("PUBLIC_URL")),
     metrics_token,

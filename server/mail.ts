@@ -12,6 +12,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** Where replies go, when not to the sender (e.g. the customer who asked). */
+  reply_to?: string;
 }
 
 /** Sends mail; `send` rejects when the message could not be handed over. */
@@ -62,8 +64,12 @@ export function create_mailer(options: MailerOptions): Mailer {
   });
   return {
     kind: "smtp",
-    async send(message) {
-      await transport.sendMail({ from: options.mail_from, ...message });
+    async send({ reply_to, ...message }) {
+      await transport.sendMail({
+        from: options.mail_from,
+        ...message,
+        ...(reply_to ? { replyTo: reply_to } : {}),
+      });
     },
     close() {
       transport.close();

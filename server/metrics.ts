@@ -55,6 +55,31 @@ function escape_label(value: string): string {
   );
 }
 
+/** The request memory budget as /metrics shows it. */
+export interface RequestMemory {
+  readonly limit: number;
+  readonly in_use: number;
+  readonly peak: number;
+  readonly refused: number;
+}
+
+function request_memory_lines(memory: RequestMemory): string[] {
+  return [
+    "# HELP request_memory_bytes Bytes held by requests in flight (bodies as parsed, documents not yet handed over).",
+    "# TYPE request_memory_bytes gauge",
+    `request_memory_bytes ${memory.in_use}`,
+    "# HELP request_memory_peak_bytes The most bytes requests held at once since start.",
+    "# TYPE request_memory_peak_bytes gauge",
+    `request_memory_peak_bytes ${memory.peak}`,
+    "# HELP request_memory_limit_bytes The budget (REQUEST_MEMORY_MB); past it requests get 503.",
+    "# TYPE request_memory_limit_bytes gauge",
+    `request_memory_limit_bytes ${memory.limit}`,
+    "# HELP request_memory_refusals_total Requests refused with 503 because the budget was used up.",
+    "# TYPE request_memory_refusals_total counter",
+    `request_memory_refusals_total ${memory.refused}`,
+  ];
+}
+
 /** The service's metrics. */
 export class Metrics {
   #requests = new Map<string, number>();
@@ -63,6 +88,7 @@ export class Metrics {
   #statements = new Map<string, Histogram>();
   #rejections = new Map<string, number>();
   #queue_depth: () => number = () => 0;
+  #memory?: RequestMemory;
 
   /** Counts one answered request; `route` must be a route template, never a raw path. */
   observe_request(route: string, status: number, seconds: number): void {
@@ -103,6 +129,11 @@ export class Metrics {
     this.#queue_depth = read;
   }
 
+  /** Sets where the request memory budget is read from. */
+  track_request_memory(memory: RequestMemory): void {
+    this.#memory = memory;
+  }
+
   /** The Prometheus text exposition. */
   render(): string {
     const lines: string[] = [
@@ -131,6 +162,7 @@ export class Metrics {
       "# HELP render_queue_depth Renders waiting for a worker.",
       "# TYPE render_queue_depth gauge",
       `render_queue_depth ${this.#queue_depth()}`,
+      ...(this.#memory ? request_memory_lines(this.#memory) : []),
       "# HELP rejections_total Requests rejected by limits, by error code.",
       "# TYPE rejections_total counter",
     );

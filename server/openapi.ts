@@ -22,6 +22,7 @@ const CREATED = new Set([
   "post /admin/accounts",
   "post /admin/accounts/{id}/keys",
   "post /account/keys",
+  "post /account/upgrade-requests",
 ]);
 
 type Json = Record<string, unknown>;

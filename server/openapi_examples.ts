@@ -114,6 +114,32 @@ const ACCOUNT = {
   created_at: "2026-11-01T09:00:00.000Z",
 };
 
+const UPGRADE_REQUEST = {
+  id: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+  account_id: ACCOUNT_ID,
+  account_email: "ada@example.com",
+  current_plan: "starter",
+  requested_plan: "pro",
+  message: "We send about 600 invoices a month from December.",
+  status: "open",
+  created_at: "2026-11-23T09:00:00.000Z",
+  closed_at: null,
+  closed_by: null,
+  resulting_plan: null,
+};
+
+const CLOSED_UPGRADE_REQUEST = {
+  ...UPGRADE_REQUEST,
+  id: "1b4e28ba-2fa1-41d2-883f-0016d3cca427",
+  requested_plan: "team",
+  message: null,
+  status: "closed",
+  created_at: "2026-10-02T14:10:00.000Z",
+  closed_at: "2026-10-02T16:45:00.000Z",
+  closed_by: "admin_api",
+  resulting_plan: "team",
+};
+
 /** Examples of one operation: request body and answer per status. */
 export interface OperationExamples {
   request?: unknown;
@@ -129,7 +155,39 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         "%PDF-1.3\n%ºß¬à\n3 0 obj\n<</Type /Page … (binary PDF, about 30 KB for this invoice) … %%EOF",
     },
   },
-  "get /account/usage": { responses: { "200": USAGE } },
+  "get /account/usage": {
+    responses: {
+      "200": {
+        ...USAGE,
+        by_key: [
+          {
+            id: KEY_ID,
+            name: "Production server",
+            prefix: "ink_live_Xk3f",
+            mode: "live",
+            status: "active",
+            count: 40,
+          },
+          {
+            id: "c2e3f4a5-6b7c-4d8e-9f0a-1b2c3d4e5f60",
+            name: "Old server",
+            prefix: "ink_live_p9Qz",
+            mode: "live",
+            status: "revoked",
+            count: 2,
+          },
+          {
+            id: "d3f4a5b6-7c8d-4e9f-8a1b-2c3d4e5f6071",
+            name: "CI",
+            prefix: "ink_test_Lm2w",
+            mode: "test",
+            status: "active",
+            count: 12,
+          },
+        ],
+      },
+    },
+  },
   "get /account/keys": { responses: { "200": { keys: [API_KEY] } } },
   "post /account/keys": {
     request: { name: "Production server" },
@@ -151,6 +209,57 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   "post /account/billing/portal": {
     responses: {
       "200": { url: "https://billing.stripe.com/p/session/test_YWNjdF8x" },
+    },
+  },
+  "get /account/upgrade": {
+    responses: {
+      "200": {
+        billing_enabled: false,
+        plans_available: ["team"],
+        pending: null,
+        latest: {
+          ...UPGRADE_REQUEST,
+          status: "closed",
+          closed_at: "2026-11-23T10:30:00.000Z",
+          closed_by: "admin_cli",
+          resulting_plan: "pro",
+        },
+        requests_left: 2,
+        support_email: "support@invoices.example.com",
+      },
+    },
+  },
+  "post /account/upgrade-requests": {
+    request: {
+      plan: "pro",
+      message: "We send about 600 invoices a month from December.",
+    },
+    responses: {
+      "201": UPGRADE_REQUEST,
+      "400": error_body(
+        "invalid_request",
+        "Invalid request: plan: must be a plan above Pro: team",
+        [{ path: "plan", message: "must be a plan above Pro: team" }],
+      ),
+      "404": error_body(
+        "not_found",
+        "This server takes payments: choose the plan on the dashboard's Usage page " +
+          "(/dashboard/usage#upgrade) and it applies at once",
+      ),
+      "409": error_body(
+        "conflict",
+        "Your request for Pro of 2026-11-23 is still open; the operator closes it by " +
+          "changing your plan, and you can send a new one after that",
+      ),
+      "429": error_body(
+        "rate_limited",
+        "This account sent 3 upgrade requests in the last 24 hours; you can send another in 5 hour(s)",
+      ),
+    },
+  },
+  "get /admin/upgrade-requests": {
+    responses: {
+      "200": { requests: [UPGRADE_REQUEST, CLOSED_UPGRADE_REQUEST] },
     },
   },
   "post /admin/accounts": {
@@ -186,6 +295,11 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   "post /admin/keys/{id}/revoke": { responses: { "200": REVOKED_KEY } },
 };
 
+const QUOTA_EXCEEDED =
+  "The Starter plan's limit of 150 invoices this month is used up; it resets on 2026-12-01 (UTC). " +
+  "For a higher limit, ask for an upgrade on the dashboard's Usage page (/dashboard/usage#upgrade): " +
+  "pick Pro or Team and send the request to the operator, or write to support@invoices.example.com";
+
 function error_body(
   code: string,
   message: string,
@@ -203,9 +317,7 @@ export const FORBIDDEN_EXAMPLES: Record<string, unknown> = {
   ),
   quota_exceeded: error_body(
     "quota_exceeded",
-    "The Starter plan's limit of 150 invoices this month is used up; it resets on 2026-12-01 (UTC). " +
-      "For a higher limit, upgrade on the dashboard's Usage page (/dashboard/usage), " +
-      "which shows how to change the plan",
+    QUOTA_EXCEEDED,
   ),
 };
 
@@ -220,9 +332,7 @@ export const ERROR_EXAMPLES: Record<string, unknown> = {
   ),
   "403": error_body(
     "quota_exceeded",
-    "The Starter plan's limit of 150 invoices this month is used up; it resets on 2026-12-01 (UTC). " +
-      "For a higher limit, upgrade on the dashboard's Usage page (/dashboard/usage), " +
-      "which shows how to change the plan",
+    QUOTA_EXCEEDED,
   ),
   "404": error_body("not_found", "No account with this id"),
   "405": error_body("method_not_allowed", "Use POST /generate"),

@@ -10,6 +10,8 @@ import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
 import { create_account_mail } from "./dashboard/account_mail.ts";
 import { create_mailer } from "./mail.ts";
+import { MemoryBudget } from "./memory_budget.ts";
+import { create_operator_mail } from "./operator_mail.ts";
 import { Metrics } from "./metrics.ts";
 import { RenderPool } from "./render_pool.ts";
 import { create_services, type RenderPdf } from "./services.ts";
@@ -74,6 +76,8 @@ export async function start_server(
     now: options.now ?? (() => new Date()),
   });
   if (pool) metrics.track_queue_depth(() => pool.queue_depth);
+  const memory_budget = new MemoryBudget(config.request_memory_mb * 2 ** 20);
+  metrics.track_request_memory(memory_budget);
   const signup: SignupPolicy = {
     enabled: config.signup_enabled,
     plan: config.signup_plan,
@@ -97,8 +101,15 @@ export async function start_server(
     now: options.now ?? (() => new Date()),
     fallback_origin: config.public_url,
   });
+  const operator_mail = create_operator_mail({
+    mailer,
+    operator_email: config.operator_email,
+    public_url: config.public_url,
+  });
   const services = create_services(timed, {
     account_mail,
+    operator_mail,
+    support_email: config.support_email,
     billing,
     signup,
     on_render: (seconds) => metrics.observe_render(seconds),
@@ -126,6 +137,7 @@ export async function start_server(
     ...dashboard.app_options,
     max_body_bytes: config.max_body_bytes,
     body_timeout_ms: config.body_timeout_ms,
+    memory_budget,
     check_ready: () => database.ping(),
     cors_origins: config.cors_origins,
     stripe_webhook: billing
@@ -158,6 +170,7 @@ export async function start_server(
         await guard.shutdown();
         stop_housekeeping();
         await account_mail.idle();
+        await operator_mail.idle();
         mailer.close();
         await pool?.close();
         if (owns_database) await database.close();

@@ -9,17 +9,24 @@ import {
   type ApiKeyView,
   type Invoice,
   type InvoiceFormat,
+  type Plan,
   PLANS,
+  plans_above,
   type Principal,
   type RenderedPdf,
   type ResponseSink,
   type Services,
   TEST_KEY_REQUESTS_PER_MINUTE,
+  UPGRADE_PAGE_PATH,
+  UPGRADE_REQUEST_WINDOW_HOURS,
+  UPGRADE_REQUESTS_PER_WINDOW,
+  type UpgradeRequestView,
   type UsageView,
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
 import { type Billing, billing_view } from "./billing.ts";
 import type { AccountMail } from "./dashboard/account_mail.ts";
+import type { OperatorMail } from "./operator_mail.ts";
 import { check_page_budget, PageLimitError } from "./pdf/page_budget.ts";
 import { RenderTimeoutError } from "./render_pool.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
@@ -61,6 +68,10 @@ export interface ServicesOptions {
   billing?: Billing;
   /** Password reset and address verification mail; unset: those answer 404. */
   account_mail?: AccountMail;
+  /** Mail to the operator about upgrade requests; unset: they are only recorded. */
+  operator_mail?: OperatorMail;
+  /** `SUPPORT_EMAIL`, named where customers are told how to get more. */
+  support_email?: string;
 }
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
@@ -118,6 +129,75 @@ export async function with_database<T>(
     }
     throw error;
   }
+}
+
+/** An upgrade request as the API shows it. */
+export function upgrade_request_view(
+  request: store.UpgradeRequestRecord,
+): UpgradeRequestView {
+  return {
+    id: request.id,
+    account_id: request.account_id,
+    account_email: request.account_email,
+    current_plan: request.current_plan,
+    requested_plan: request.requested_plan,
+    message: request.message,
+    status: request.status,
+    created_at: request.created_at.toISOString(),
+    closed_at: request.closed_at?.toISOString() ?? null,
+    closed_by: request.closed_by === "admin_api" ||
+        request.closed_by === "admin_cli"
+      ? request.closed_by
+      : null,
+    resulting_plan: request.resulting_plan,
+  };
+}
+
+/**
+ * What a 403 `quota_exceeded` says beyond the limit and the reset date: how
+ * to get more, never only that one should.
+ */
+export function more_invoices_hint(
+  plan: Plan,
+  options: { billing: boolean; support_email?: string },
+): string {
+  const above = plans_above(plan);
+  const write = options.support_email
+    ? `write to ${options.support_email}`
+    : undefined;
+  if (above.length === 0) {
+    return write
+      ? `${PLANS[plan].name} is the largest plan; for more, ${write}`
+      : `${PLANS[plan].name} is the largest plan`;
+  }
+  const names = above.map((id) => PLANS[id].name).join(" or ");
+  if (options.billing) {
+    return `For a higher limit, choose ${names} on the dashboard's Usage page ` +
+      `(${UPGRADE_PAGE_PATH}); an upgrade applies at once`;
+  }
+  return `For a higher limit, ask for an upgrade on the dashboard's Usage page ` +
+    `(${UPGRADE_PAGE_PATH}): pick ${names} and send the request to the operator` +
+    (write ? `, or ${write}` : "");
+}
+
+/**
+ * How an inactive subscription is reactivated, for the 403
+ * `subscription_inactive` messages: never only that one should.
+ */
+export function reactivate_hint(
+  plan: Plan,
+  options: { billing: boolean; support_email?: string },
+): string {
+  if (options.billing) {
+    return `reactivate it by choosing a plan on the dashboard's Usage page (${UPGRADE_PAGE_PATH})`;
+  }
+  if (options.support_email) {
+    return `to reactivate it, write to ${options.support_email}`;
+  }
+  return plans_above(plan).length > 0
+    ? "the operator of this service reactivates it: ask with an upgrade request on the dashboard's " +
+      `Usage page (${UPGRADE_PAGE_PATH})`
+    : "to reactivate it, contact the operator of this service";
 }
 
 function sha256_hex(text: string): string {
@@ -183,6 +263,20 @@ function key_view(key: store.ApiKey): ApiKeyView {
   };
 }
 
+function upgrade_window_start(at: Date): Date {
+  return new Date(at.getTime() - UPGRADE_REQUEST_WINDOW_HOURS * 3_600_000);
+}
+
+function pending_conflict(open: store.UpgradeRequestRecord): ApiError {
+  return new ApiError(
+    "conflict",
+    `Your request for ${PLANS[open.requested_plan].name} of ${
+      open.created_at.toISOString().slice(0, 10)
+    } is still open; ` +
+      "the operator closes it by changing your plan, and you can send a new one after that",
+  );
+}
+
 function parse_bearer(authorization: string | null): string {
   if (!authorization) {
     throw new ApiError(
@@ -218,6 +312,12 @@ export function create_services(
 
   // `account_id:month` → until when (clock ms) not to render early.
   const recently_exhausted = new Map<string, number>();
+
+  // What messages that say how to get more need to know.
+  const hint_options = {
+    billing: options.billing !== undefined,
+    support_email: options.support_email,
+  };
 
   const password_auth = create_password_auth(database, {
     policy: options.signup,
@@ -411,6 +511,7 @@ export function create_services(
       month,
       day,
       request_hash,
+      key_id: principal.key_id,
     };
     // With a render worker idle, the render starts while the quota is
     // reserved, so the two overlap instead of adding up (about 1 ms less
@@ -446,8 +547,8 @@ export function create_services(
       throw new ApiError(
         "quota_exceeded",
         `The ${plan.name} plan's limit of ${plan.monthly_invoices} invoices this month is used up; ` +
-          `it resets on ${reset} (UTC). For a higher limit, upgrade on the dashboard's ` +
-          "Usage page (/dashboard/usage), which shows how to change the plan",
+          `it resets on ${reset} (UTC). ` +
+          more_invoices_hint(principal.account.plan, hint_options),
       );
     }
     if (reserved.status === "replay") {
@@ -479,6 +580,7 @@ export function create_services(
     const counts = await store.record_test_generation(database, {
       account_id: principal.account.id,
       month: month_of(state.at),
+      key_id: principal.key_id,
     });
     set_quota_headers(response, principal, { at: state.at, used: counts.used });
     return document;
@@ -528,7 +630,8 @@ export function create_services(
         if (result.status === "inactive") {
           throw new ApiError(
             "subscription_inactive",
-            "The account's subscription is inactive; reactivate it to generate invoices",
+            "The account's subscription is inactive, so invoices cannot be generated; " +
+              reactivate_hint(result.account.plan, hint_options),
           );
         }
         const { rate } = result;
@@ -671,7 +774,8 @@ export function create_services(
         if (account.subscription_status !== "active") {
           throw new ApiError(
             "subscription_inactive",
-            "Previews need an active subscription; reactivate it to try invoices",
+            "Previews need an active subscription; " +
+              reactivate_hint(account.plan, hint_options),
           );
         }
         const at = now();
@@ -754,7 +858,7 @@ export function create_services(
       });
     },
 
-    update_account(account_id, changes) {
+    update_account(account_id, changes, update_options = {}) {
       return with_database(async () => {
         const { billing_override, ...account_changes } = changes;
         let account = await store.update_account(
@@ -778,12 +882,133 @@ export function create_services(
             await store.set_operator_override(database, account_id, override);
           }
         }
+        // An operator's plan change answers the account's open request,
+        // whether it grants the plan asked for or another.
+        if (account_changes.plan !== undefined) {
+          await store.close_upgrade_requests(database, {
+            account_id,
+            closed_by: update_options.by ?? "admin_api",
+            resulting_plan: account.plan,
+            now: now(),
+          });
+        }
         return {
           ...account_view(account),
           usage: await usage_of(account),
           billing: await billing_of(account.id),
         };
       });
+    },
+
+    get_upgrade_state(account_id: string) {
+      return with_database(async () => {
+        const account = await require_account(account_id);
+        const at = now();
+        const [pending, latest, recent] = await Promise.all([
+          store.get_open_upgrade_request(database, account_id),
+          store.get_latest_upgrade_request(database, account_id),
+          store.count_upgrade_requests_since(
+            database,
+            account_id,
+            upgrade_window_start(at),
+          ),
+        ]);
+        return {
+          billing_enabled: options.billing !== undefined,
+          plans_available: plans_above(account.plan),
+          pending: pending ? upgrade_request_view(pending) : null,
+          latest: latest ? upgrade_request_view(latest) : null,
+          requests_left: Math.max(
+            0,
+            UPGRADE_REQUESTS_PER_WINDOW - recent.count,
+          ),
+          support_email: options.support_email ?? null,
+        };
+      });
+    },
+
+    request_upgrade(principal, input) {
+      return with_database(async () => {
+        if (options.billing) {
+          throw new ApiError(
+            "not_found",
+            "This server takes payments: choose the plan on the dashboard's Usage page " +
+              `(${UPGRADE_PAGE_PATH}) and it applies at once`,
+          );
+        }
+        const account = await require_account(principal.account.id);
+        const above = plans_above(account.plan);
+        if (!above.includes(input.plan)) {
+          const message = above.length === 0
+            ? `${
+              PLANS[account.plan].name
+            } is the largest plan; there is no plan to ask for` +
+              (options.support_email
+                ? ` (for more, write to ${options.support_email})`
+                : "")
+            : `must be a plan above ${PLANS[account.plan].name}: ${
+              above.join(" or ")
+            }`;
+          throw new ApiError(
+            "invalid_request",
+            `Invalid request: plan: ${message}`,
+            { details: [{ path: "plan", message }] },
+          );
+        }
+        const open = await store.get_open_upgrade_request(database, account.id);
+        if (open) throw pending_conflict(open);
+        const at = now();
+        const recent = await store.count_upgrade_requests_since(
+          database,
+          account.id,
+          upgrade_window_start(at),
+        );
+        if (recent.count >= UPGRADE_REQUESTS_PER_WINDOW) {
+          // A place frees up when the oldest recent request ages out.
+          const frees_at = (recent.oldest?.getTime() ?? at.getTime()) +
+            UPGRADE_REQUEST_WINDOW_HOURS * 3_600_000;
+          const wait = Math.max(1, Math.ceil((frees_at - at.getTime()) / 1000));
+          throw new ApiError(
+            "rate_limited",
+            `This account sent ${recent.count} upgrade requests in the last ${UPGRADE_REQUEST_WINDOW_HOURS} hours; ` +
+              `you can send another in ${Math.ceil(wait / 3600)} hour(s)` +
+              (options.support_email
+                ? `, or write to ${options.support_email}`
+                : ""),
+            { headers: { "Retry-After": String(wait) } },
+          );
+        }
+        const created = await store.create_upgrade_request(database, {
+          account_id: account.id,
+          current_plan: account.plan,
+          requested_plan: input.plan,
+          message: input.message || null,
+          now: at,
+        });
+        if (created.status === "pending") {
+          throw pending_conflict(created.request);
+        }
+        const [usage, email_verified] = await Promise.all([
+          usage_of(account),
+          store.is_email_verified(database, account.id),
+        ]);
+        options.operator_mail?.upgrade_requested({
+          request: created.request,
+          usage: { used: usage.used, limit: usage.limit },
+          email_verified,
+          subscription_status: account.subscription_status,
+          origin: input.origin,
+        });
+        return upgrade_request_view(created.request);
+      });
+    },
+
+    list_upgrade_requests(filter) {
+      return with_database(async () =>
+        (await store.list_upgrade_requests(database, filter)).map(
+          upgrade_request_view,
+        )
+      );
     },
 
     get_billing(account_id: string) {
@@ -808,9 +1033,23 @@ export function create_services(
     },
 
     get_usage(account_id: string) {
-      return with_database(async () =>
-        usage_of(await require_account(account_id))
-      );
+      return with_database(async () => {
+        const usage = await usage_of(await require_account(account_id));
+        const by_key = await store.get_usage_by_key(database, account_id, {
+          month: usage.month,
+        });
+        return {
+          ...usage,
+          by_key: by_key.map((key) => ({
+            id: key.key_id,
+            name: key.name,
+            prefix: key.prefix,
+            mode: key.mode,
+            status: key.revoked_at ? "revoked" as const : "active" as const,
+            count: key.count,
+          })),
+        };
+      });
     },
 
     list_keys(account_id: string) {

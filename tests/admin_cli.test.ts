@@ -1,5 +1,10 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { open_test_database } from "./helpers/test_database.ts";
+import {
+  create_account,
+  create_upgrade_request,
+  open_database,
+} from "../db/mod.ts";
 
 async function cli(
   args: string[],
@@ -85,6 +90,70 @@ Deno.test("deno task admin: create an account and a key, revoke it", async () =>
     const unknown = await cli(["explode"], env);
     assertEquals(unknown.code, 2);
     assertMatch(unknown.stderr, /Unknown command "explode"/);
+  } finally {
+    await Deno.remove(data_dir, { recursive: true });
+    await test_database.close();
+  }
+});
+
+Deno.test("deno task admin: list-upgrade-requests; set-plan closes the open request", async () => {
+  const test_database = await open_test_database();
+  const data_dir = await Deno.makeTempDir({ prefix: "invoice-cli-" });
+  const env: Record<string, string> = test_database.database_url
+    ? { DATABASE_URL: test_database.database_url }
+    : { DATA_DIR: data_dir };
+  try {
+    // A customer's request, recorded where the CLI will look.
+    const seed = test_database.database_url
+      ? test_database.database
+      : await open_database({ data_dir });
+    const account = await create_account(seed, {
+      email: "asks@example.com",
+      plan: "starter",
+    });
+    await create_upgrade_request(seed, {
+      account_id: account.id,
+      current_plan: "starter",
+      requested_plan: "team",
+      message: "Year-end rush",
+      now: new Date(),
+    });
+    // PGlite has one user at a time.
+    if (!test_database.database_url) await seed.close();
+
+    const open = await cli(["list-upgrade-requests", "--status", "open"], env);
+    assertEquals(open.code, 0, open.stderr);
+    const [request] = JSON.parse(open.stdout);
+    assertEquals(request.account_email, "asks@example.com");
+    assertEquals(request.requested_plan, "team");
+    assertEquals(request.message, "Year-end rush");
+    assertEquals(request.status, "open");
+
+    const granted = await cli(["set-plan", account.id, "team"], env);
+    assertEquals(granted.code, 0, granted.stderr);
+    assertEquals(JSON.parse(granted.stdout).plan, "team");
+
+    const still_open = await cli(
+      ["list-upgrade-requests", "--status", "open"],
+      env,
+    );
+    assertEquals(JSON.parse(still_open.stdout), []);
+    const closed = await cli(
+      ["list-upgrade-requests", "--status", "closed", "--limit", "5"],
+      env,
+    );
+    assertEquals(closed.code, 0, closed.stderr);
+    const [done] = JSON.parse(closed.stdout);
+    assertEquals(done.id, request.id);
+    assertEquals(done.closed_by, "admin_cli");
+    assertEquals(done.resulting_plan, "team");
+    assert(done.closed_at);
+
+    const bad = await cli(["list-upgrade-requests", "--status", "maybe"], env);
+    assertEquals(bad.code, 2);
+    assertMatch(bad.stderr, /Invalid input/);
+    const help = await cli(["--help"], env);
+    assertMatch(help.stdout, /list-upgrade-requests/);
   } finally {
     await Deno.remove(data_dir, { recursive: true });
     await test_database.close();

@@ -18,6 +18,11 @@ Deno.test("configuration defaults", () => {
   });
   assertEquals(set.header_timeout_ms, 10_000);
   assertEquals(set.keep_alive_timeout_ms, 30_000);
+  assertEquals(config.operator_email, undefined);
+  assertEquals(
+    load_config({ OPERATOR_EMAIL: " ops@ink.example " }).operator_email,
+    "ops@ink.example",
+  );
 });
 
 Deno.test("invalid configuration stops start-up with a clear message", () => {
@@ -33,6 +38,9 @@ Deno.test("invalid configuration stops start-up with a clear message", () => {
       { KEEP_ALIVE_TIMEOUT_MS: "soon" },
       /KEEP_ALIVE_TIMEOUT_MS must be a whole/,
     ],
+    [{ SUPPORT_EMAIL: "help desk" }, /SUPPORT_EMAIL must be an e-mail/],
+    [{ OPERATOR_EMAIL: "ops@localhost" }, /OPERATOR_EMAIL must be an e-mail/],
+    [{ OPERATOR_EMAIL: "<ops@x.io>" }, /OPERATOR_EMAIL must be an e-mail/],
   ];
   for (const [env, message] of cases) {
     const error = assertThrows(() => load_config(env), ConfigError);

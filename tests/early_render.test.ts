@@ -96,7 +96,7 @@ Deno.test("early render: same answers and quota as render-after-reserve", async 
         // The message says where to upgrade, not only that one should.
         assertMatch(
           (over as ApiError).message,
-          /Usage page \(\/dashboard\/usage\)/,
+          /Usage page \(\/dashboard\/usage#upgrade\)/,
         );
         // Not yet known to be over: rendered early, then dropped.
         assertEquals(rendered, ["E-500"]);

@@ -156,11 +156,11 @@ function plan_cards(billing: boolean): string {
       `  <div class="plan-detail">${
         number.format(plan.monthly_invoices)
       } invoices a month</div>`,
-      ...(billing
-        ? [
-          `  <button type="button" class="button plan-choose" data-choose-plan="${id}">Choose ${name}</button>`,
-        ]
-        : []),
+      billing
+        ? `  <button type="button" class="button plan-choose" data-choose-plan="${id}">Choose ${name}</button>`
+        // Shown by the page for plans above the current one: picks it in
+        // the "Ask for an upgrade" form below.
+        : `  <a class="button button-secondary plan-choose" href="#upgrade" data-ask-plan="${id}" hidden>Ask for ${name}</a>`,
       `</div>`,
     ].map((line) => `          ${line}`).join("\n");
   }).join("\n");

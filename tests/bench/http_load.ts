@@ -31,9 +31,16 @@
  * - `BENCH_ACCOUNTS`: Team accounts the requests are spread over (default
  *   16; one account alone is capped at 600 a minute by its plan, so real
  *   load comes from many).
- * - `BENCH_CAPPED_V8_FLAGS`: V8 flags of an extra PostgreSQL run with capped
- *   heaps (default `--max-semi-space-size=4,--max-old-space-size=128`; set
- *   it empty to skip that run).
+ * - `BENCH_SERVICE_DIR`: the checkout whose `main.ts` is measured (default
+ *   this one), started as its own `deno task start` starts it (the
+ *   `--v8-flags` of that task). `BENCH_SERVICES=before=/path,after=/path`
+ *   measures several checkouts in one sitting, alternating per database,
+ *   and prints a before/after table.
+ * - `BENCH_CLIENTS`: closed-loop client counts (default `1,10,50,200`).
+ * - `BENCH_LARGE_ITEMS`: items of the large-invoice rows (default 300; 0
+ *   skips them).
+ * - `BENCH_CAPPED_V8_FLAGS`: V8 flags of an extra PostgreSQL run (50 and 200
+ *   clients) with other heap limits than the start task's (default: none).
  * - `BENCH_CHROMIUM_RUNS`: measured Chromium renders (default 30; 0 skips).
  * - `RENDER_WORKERS`, `RENDER_QUEUE`, `RENDER_TIMEOUT_MS`: passed to the
  *   service (default: the service's own defaults).
@@ -48,6 +55,7 @@ import {
 } from "../../server/pdf/mod.ts";
 import { invoice_with_items } from "../fixtures/invoices.ts";
 import {
+  CHECKOUT_DIR,
   type ServiceProcess,
   start_service_process,
 } from "../helpers/service_process.ts";
@@ -59,6 +67,7 @@ import {
 } from "./chromium_baseline.ts";
 import { type HttpAnswer, HttpConnection } from "./http_client.ts";
 import {
+  current_rss_bytes,
   machine_cpu_seconds,
   peak_rss_bytes,
   process_cpu_seconds,
@@ -68,10 +77,6 @@ import {
 
 const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
-// The memory-capped configuration of the README's sizing notes: small young
-// generations and a capped old generation in every isolate (request thread
-// and each render worker).
-const CAPPED_V8_FLAGS = "--max-semi-space-size=4,--max-old-space-size=128";
 // Team plan allows 10,000 a month; leave a margin for requests in flight
 // when an account's budget runs out.
 const REQUESTS_PER_ACCOUNT = 9_500;
@@ -95,7 +100,7 @@ function kill_running(): void {
 
 /** One measured level. */
 interface LevelResult {
-  /** What was measured: "pglite", "postgres" or "postgres, capped heap". */
+  /** What was measured: "[label ]pglite", "[label ]postgres" or "postgres, capped heap". */
   target: string;
   database: "pglite" | "postgres";
   items: number;
@@ -139,8 +144,21 @@ interface LevelResult {
   steal_percent: number;
 }
 
+/** A checkout of the service to measure. */
+interface ServiceCheckout {
+  /** Prefix of its rows ("" for a single checkout). */
+  label: string;
+  /** Directory holding its `main.ts` and `deno.json`. */
+  dir: string;
+}
+
 interface Settings {
   seconds: number;
+  services: ServiceCheckout[];
+  /** Closed-loop client counts of the 10-item rows. */
+  clients: number[];
+  /** Items of the large-invoice rows; 0: none. */
+  large_items: number;
   databases: ("pglite" | "postgres")[];
   /** V8 flags of the extra "capped heap" PostgreSQL run; empty: no such run. */
   capped_v8_flags: string;
@@ -158,12 +176,18 @@ function read_settings(): Settings {
     .map((name) => name.trim()).filter((name) =>
       name === "pglite" || name === "postgres"
     ) as ("pglite" | "postgres")[];
+  const numbers = (text: string) =>
+    text.split(",").map(Number).filter((n) => Number.isFinite(n) && n > 0);
   return {
     seconds: Number(env("BENCH_SECONDS") ?? 5),
+    services: service_checkouts(
+      env("BENCH_SERVICES"),
+      env("BENCH_SERVICE_DIR"),
+    ),
+    clients: numbers(env("BENCH_CLIENTS") ?? "1,10,50,200"),
+    large_items: Number(env("BENCH_LARGE_ITEMS") ?? 300),
     databases,
-    // Set but empty: no capped run.
-    capped_v8_flags: Deno.env.get("BENCH_CAPPED_V8_FLAGS")?.trim() ??
-      CAPPED_V8_FLAGS,
+    capped_v8_flags: env("BENCH_CAPPED_V8_FLAGS") ?? "",
     accounts: Number(env("BENCH_ACCOUNTS") ?? 16),
     postgres_server_url: env("BENCH_DATABASE_URL") ??
       env("TEST_DATABASE_URL") ?? DEFAULT_POSTGRES_URL,
@@ -172,6 +196,36 @@ function read_settings(): Settings {
     ) => rate > 0),
     chromium_runs: Number(env("BENCH_CHROMIUM_RUNS") ?? 30),
   };
+}
+
+/** `label=dir,label=dir`, or one directory, or this checkout. */
+function service_checkouts(
+  list: string | undefined,
+  single: string | undefined,
+): ServiceCheckout[] {
+  if (list) {
+    return list.split(",").map((entry, index) => {
+      const at = entry.indexOf("=");
+      return at > 0
+        ? { label: entry.slice(0, at).trim(), dir: entry.slice(at + 1).trim() }
+        : { label: `service ${index + 1}`, dir: entry.trim() };
+    });
+  }
+  return [{ label: "", dir: single ?? CHECKOUT_DIR }];
+}
+
+/**
+ * The `--v8-flags=…` arguments of a checkout's `deno task start`, so the
+ * service is measured as operators run it by default.
+ */
+function start_task_deno_args(dir: string): string[] {
+  try {
+    const config = JSON.parse(Deno.readTextFileSync(`${dir}/deno.json`));
+    const task = String(config.tasks?.start ?? "");
+    return task.split(/\s+/).filter((arg) => arg.startsWith("--v8-flags="));
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -471,20 +525,24 @@ function percentile(sorted: number[], share: number): number {
 
 /**
  * Groups the service's CPU by thread: the main (request) thread, the render
- * workers, V8's background threads (GC, compilation) and tokio's I/O pool.
+ * workers, V8's background threads (concurrent GC marking and sweeping,
+ * compilation: shared by every isolate, so they cannot be split between
+ * request thread and workers), tokio's blocking pool (file and DNS work)
+ * and anything else.
  */
 function thread_roles(
   before: Map<string, number>,
   after: Map<string, number>,
-): { main: number; workers: number; v8: number; io: number } {
-  const roles = { main: 0, workers: 0, v8: 0, io: 0 };
+): { main: number; workers: number; v8: number; io: number; other: number } {
+  const roles = { main: 0, workers: 0, v8: 0, io: 0, other: 0 };
   for (const [name, value] of after) {
     const used = value - (before.get(name) ?? 0);
     // Deno names the main thread "deno" and web workers "worker-<n>".
     if (/^worker-\d+$/.test(name)) roles.workers += used;
     else if (name.startsWith("V8 ")) roles.v8 += used;
     else if (name.startsWith("tokio")) roles.io += used;
-    else roles.main += used;
+    else if (name === "deno") roles.main += used;
+    else roles.other += used;
   }
   return roles;
 }
@@ -583,7 +641,8 @@ async function run_level(
   }
   const per_request = (seconds: number) =>
     round(1000 * seconds / Math.max(1, requests), 3);
-  const service_cpu = threads.main + threads.workers + threads.v8 + threads.io;
+  const service_cpu = threads.main + threads.workers + threads.v8 +
+    threads.io + threads.other;
   const machine_busy = machine_after.busy - machine_before.busy;
   const machine_total = machine_after.total - machine_before.total;
   const cores = navigator.hardwareConcurrency || 1;
@@ -613,10 +672,11 @@ async function run_level(
     },
     non_render_time_share: round((server_ms - render_ms) / server_ms, 3),
     cpu_ms_per_request: {
-      main_thread: per_request(threads.main),
+      request_thread: per_request(threads.main),
       render_workers: per_request(threads.workers),
-      v8_background: per_request(threads.v8),
-      io_threads: per_request(threads.io),
+      v8_gc_compiler: per_request(threads.v8),
+      io_threads: per_request(threads.io + threads.other),
+      service_total: per_request(service_cpu),
       ...(database === "postgres"
         ? { postgres_backends: per_request(backend) }
         : {}),
@@ -669,6 +729,9 @@ async function warm_up(
 /** One service configuration to measure. */
 interface Target {
   name: string;
+  /** Which checkout ("" when only one is measured). */
+  label: string;
+  service_dir: string;
   database: "pglite" | "postgres";
   /** Arguments for `deno run` before `main.ts` (V8 flags). */
   deno_args: string[];
@@ -677,15 +740,24 @@ interface Target {
 }
 
 function targets_of(settings: Settings): Target[] {
-  const targets: Target[] = settings.databases.map((database) => ({
-    name: database,
-    database,
-    deno_args: [],
-    full: true,
-  }));
+  // Checkouts alternate within each database, so a before/after pair is
+  // measured minutes apart, not at both ends of the run.
+  const targets: Target[] = settings.databases.flatMap((database) =>
+    settings.services.map((service) => ({
+      name: service.label ? `${service.label} ${database}` : database,
+      label: service.label,
+      service_dir: service.dir,
+      database,
+      deno_args: start_task_deno_args(service.dir),
+      full: true,
+    }))
+  );
   if (settings.databases.includes("postgres") && settings.capped_v8_flags) {
+    const service = settings.services[settings.services.length - 1];
     targets.push({
       name: "postgres, capped heap",
+      label: service.label,
+      service_dir: service.dir,
       database: "postgres",
       deno_args: [`--v8-flags=${settings.capped_v8_flags}`],
       full: false,
@@ -722,6 +794,7 @@ async function bench_target(
       // process ends (reported separately as first_start_rss_mb).
       const first = await start_service_process(env, {
         deno_args: target.deno_args,
+        service_dir: target.service_dir,
       });
       running.add(first.child);
       first_start_rss_mb = round(peak_rss_bytes(first.child.pid) / 2 ** 20, 0);
@@ -754,7 +827,10 @@ async function bench_target(
         `).map((row) => row.pid);
     }
     const service = new Service(
-      await start_service_process(env, { deno_args: target.deno_args }),
+      await start_service_process(env, {
+        deno_args: target.deno_args,
+        service_dir: target.service_dir,
+      }),
     );
     running.add(service.process.child);
     cleanup.push(async () => {
@@ -762,7 +838,7 @@ async function bench_target(
       running.delete(service.process.child);
     });
     if (backend_pids) service.backend_pids = backend_pids;
-    const idle_rss_mb = round(peak_rss_bytes(service.pid) / 2 ** 20, 0);
+    const idle_rss_mb = round(current_rss_bytes(service.pid) / 2 ** 20, 0);
     console.error(
       `${target.name}: service pid ${service.pid} at ${service.url}`,
     );
@@ -776,7 +852,7 @@ async function bench_target(
       );
     };
     await warm_up(service, { items: 10, clients: 8, seconds: 3 });
-    for (const clients of target.full ? [1, 10, 50, 200] : [50, 200]) {
+    for (const clients of target.full ? settings.clients : [50, 200]) {
       report(
         await run_level(service, {
           target,
@@ -792,6 +868,7 @@ async function bench_target(
         levels,
         quota: await check_quota(service),
         idle_rss_mb,
+        rss_after_load_mb: await rss_after_rest(service),
       };
     }
     for (const rate of settings.rates) {
@@ -808,20 +885,30 @@ async function bench_target(
         }),
       );
     }
-    await warm_up(service, { items: 300, clients: 2, seconds: 1 });
-    for (const clients of [1, 10]) {
-      report(
-        await run_level(service, {
-          target,
-          items: 300,
-          clients,
-          seconds: settings.seconds,
-          accounts: settings.accounts,
-        }),
-      );
+    if (settings.large_items > 0) {
+      const items = settings.large_items;
+      await warm_up(service, { items, clients: 2, seconds: 1 });
+      for (const clients of [1, 10]) {
+        report(
+          await run_level(service, {
+            target,
+            items,
+            clients,
+            seconds: settings.seconds,
+            accounts: settings.accounts,
+          }),
+        );
+      }
     }
     const quota = await check_quota(service);
-    return { levels, quota, idle_rss_mb, first_start_rss_mb };
+    const rss_after_load_mb = await rss_after_rest(service);
+    return {
+      levels,
+      quota,
+      idle_rss_mb,
+      rss_after_load_mb,
+      first_start_rss_mb,
+    };
   } finally {
     for (const step of cleanup.reverse()) {
       await step().catch((error) => console.error("cleanup:", error));
@@ -829,11 +916,19 @@ async function bench_target(
   }
 }
 
+/** RSS of the service after 5 s without requests, MB (idle after load). */
+async function rss_after_rest(service: Service): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  return round(current_rss_bytes(service.pid) / 2 ** 20, 0);
+}
+
 interface TargetResult {
   levels: LevelResult[];
   quota: QuotaCheck;
   /** RSS of the idle service before any load, MB. */
   idle_rss_mb: number;
+  /** RSS of the idle service 5 s after the last row, MB. */
+  rss_after_load_mb: number;
   /** PGlite: peak RSS of the first start (initdb + migrations), MB. */
   first_start_rss_mb?: number;
 }
@@ -887,6 +982,40 @@ function measure_renderer(invoice: Invoice, runs: number): number {
   return times[Math.floor(times.length / 2)];
 }
 
+function clients_cell(level: LevelResult): string {
+  return level.mode === "paced"
+    ? `${level.clients} @ ${level.offered_rate}/s`
+    : String(level.clients);
+}
+
+/** A Markdown table: the first `left` columns left-aligned, the rest right. */
+function markdown_table(
+  header: string[],
+  rows: string[][],
+  left: number,
+): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column].length))
+  );
+  const line = (cells: string[]) =>
+    `| ${
+      cells.map((cell, column) =>
+        column < left
+          ? cell.padEnd(widths[column])
+          : cell.padStart(widths[column])
+      ).join(" | ")
+    } |`;
+  return [
+    line(header),
+    `|${
+      widths.map((width, column) =>
+        column < left ? "-".repeat(width + 2) : "-".repeat(width + 1) + ":"
+      ).join("|")
+    }|`,
+    ...rows.map(line),
+  ].join("\n");
+}
+
 function format_table(levels: LevelResult[]): string {
   const header = [
     "service",
@@ -905,9 +1034,7 @@ function format_table(levels: LevelResult[]): string {
   const rows = levels.map((level) => [
     level.target,
     String(level.items),
-    level.mode === "paced"
-      ? `${level.clients} @ ${level.offered_rate}/s`
-      : String(level.clients),
+    clients_cell(level),
     level.rps.toFixed(0),
     level.p50_ms.toFixed(1),
     level.p95_ms.toFixed(1),
@@ -920,44 +1047,108 @@ function format_table(levels: LevelResult[]): string {
     ),
     `${level.steal_percent}%`,
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column].length))
-  );
-  const line = (cells: string[]) =>
-    `| ${
-      cells.map((cell, column) =>
-        column < 3 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])
-      ).join(" | ")
-    } |`;
-  return [
-    line(header),
-    `|${
-      widths.map((width, column) =>
-        column < 3 ? "-".repeat(width + 2) : "-".repeat(width + 1) + ":"
-      ).join("|")
-    }|`,
-    ...rows.map(line),
-  ].join("\n");
+  return markdown_table(header, rows, 3);
 }
 
+/** CPU ms per invoice by thread, one row per level. */
 function format_cpu_table(levels: LevelResult[]): string {
+  const header = [
+    "service",
+    "items",
+    "clients",
+    "request thread",
+    "render workers",
+    "V8 GC + compiler",
+    "I/O, other",
+    "service total",
+    "PostgreSQL",
+    "load generator",
+    "others on machine",
+  ];
+  const ms = (value: number | undefined) =>
+    value === undefined ? "–" : value.toFixed(2);
+  const rows = levels.map((level) => {
+    const cpu = level.cpu_ms_per_request;
+    return [
+      level.target,
+      String(level.items),
+      clients_cell(level),
+      ms(cpu.request_thread),
+      ms(cpu.render_workers),
+      ms(cpu.v8_gc_compiler),
+      ms(cpu.io_threads),
+      ms(cpu.service_total),
+      ms(cpu.postgres_backends),
+      ms(cpu.load_generator),
+      `${level.other_busy_percent}%`,
+    ];
+  });
+  return markdown_table(header, rows, 3);
+}
+
+function format_details(levels: LevelResult[]): string {
   return levels.map((level) =>
     `${level.target.padEnd(21)} ${String(level.items).padStart(3)} items ${
-      (level.mode === "paced"
-        ? `${level.clients}@${level.offered_rate}/s`
-        : String(level.clients)).padStart(7)
+      clients_cell(level).padStart(9)
     }: server ${level.server_ms.toFixed(2)} ms/req (render ${
       level.render_ms.toFixed(2)
     }); DB ${level.db.statements_per_request} statements/req (${
       Object.entries(level.db.mean_ms).map(([name, ms]) =>
         `${name.replace(/^ink_/, "")} ${ms.toFixed(2)} ms`
       ).join(", ")
-    }); CPU ms/req ${
-      Object.entries(level.cpu_ms_per_request).map(([name, ms]) =>
-        `${name} ${ms.toFixed(2)}`
-      ).join(", ")
-    }; machine ${level.machine_busy_percent}% (others ${level.other_busy_percent}%, steal ${level.steal_percent}%)`
+    }); machine ${level.machine_busy_percent}% (others ${level.other_busy_percent}%, steal ${level.steal_percent}%)` +
+    (Object.keys(level.failures).length > 0
+      ? `; failures ${JSON.stringify(level.failures)}`
+      : "")
   ).join("\n");
+}
+
+/**
+ * Before/after: the same rows of two or more checkouts side by side
+ * (throughput, latency, peak RSS, CPU per invoice of the service's threads).
+ */
+function format_comparison(
+  levels: LevelResult[],
+  labels: string[],
+): string {
+  const key = (level: LevelResult) =>
+    `${level.database}|${level.items}|${clients_cell(level)}`;
+  const rows = new Map<string, Map<string, LevelResult>>();
+  for (const level of levels) {
+    const label = labels.find((name) =>
+      level.target === `${name} ${level.database}`
+    );
+    if (label === undefined) continue;
+    const row = rows.get(key(level)) ?? new Map<string, LevelResult>();
+    row.set(label, level);
+    rows.set(key(level), row);
+  }
+  const measures: [string, (level: LevelResult) => string][] = [
+    ["req/s", (level) => level.rps.toFixed(0)],
+    ["p50 ms", (level) => level.p50_ms.toFixed(1)],
+    ["p99 ms", (level) => level.p99_ms.toFixed(1)],
+    ["peak RSS MB", (level) => level.peak_rss_mb.toFixed(0)],
+    [
+      "CPU ms/invoice",
+      (level) => (level.cpu_ms_per_request.service_total ?? 0).toFixed(2),
+    ],
+  ];
+  const header = [
+    "database",
+    "items",
+    "clients",
+    ...measures.flatMap(([name]) => labels.map((label) => `${name} ${label}`)),
+  ];
+  const body = [...rows.entries()].map(([row_key, by_label]) => [
+    ...row_key.split("|"),
+    ...measures.flatMap(([, value]) =>
+      labels.map((label) => {
+        const level = by_label.get(label);
+        return level ? value(level) : "–";
+      })
+    ),
+  ]);
+  return markdown_table(header, body, 3);
 }
 
 async function machine_description(): Promise<Record<string, unknown>> {
@@ -1026,6 +1217,7 @@ async function main(): Promise<void> {
       Object.entries(runs).map(([name, run]) => [name, {
         quota: run.quota,
         idle_rss_mb: run.idle_rss_mb,
+        rss_after_load_mb: run.rss_after_load_mb,
         first_start_rss_mb: run.first_start_rss_mb,
       }]),
     ),
@@ -1045,13 +1237,24 @@ async function main(): Promise<void> {
       `(${settings.seconds} s per row):\n`,
   );
   console.log(format_table(levels));
-  console.log(`\n${format_cpu_table(levels)}`);
+  console.log(
+    "\nCPU ms per invoice by thread (service total = request thread + " +
+      "render workers + V8 GC/compiler + I/O; PostgreSQL backends and the " +
+      "load generator apart):\n",
+  );
+  console.log(format_cpu_table(levels));
+  console.log(`\n${format_details(levels)}`);
+  const labels = settings.services.map((service) => service.label);
+  if (labels.length > 1) {
+    console.log(`\nBefore/after (${labels.join(" | ")}):\n`);
+    console.log(format_comparison(levels, labels));
+  }
   for (const [name, run] of Object.entries(runs)) {
     const q = run.quota;
     console.log(
       `${name}: ${q.pdfs_returned} PDFs returned, ${q.usage_charged} charged to ${q.accounts} accounts` +
         (q.pdfs_returned === q.usage_charged ? " (equal)" : " (MISMATCH)") +
-        `; idle RSS ${run.idle_rss_mb} MB` +
+        `; idle RSS ${run.idle_rss_mb} MB at start, ${run.rss_after_load_mb} MB 5 s after the load` +
         (run.first_start_rss_mb === undefined
           ? ""
           : `, first start (initdb) ${run.first_start_rss_mb} MB`),

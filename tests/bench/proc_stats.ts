@@ -22,6 +22,17 @@ export function peak_rss_bytes(pid: number): number {
   }
 }
 
+/** Current resident set size (VmRSS) of a process, in bytes; 0 if unknown. */
+export function current_rss_bytes(pid: number): number {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Resets the process's peak RSS to its current RSS (Linux ≥ 4.0), so the
  * next reading is the peak of one benchmark level, not of the whole run.

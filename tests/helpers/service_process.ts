@@ -13,21 +13,23 @@ export interface ServiceProcess {
   status: Promise<Deno.CommandStatus>;
 }
 
+/** The root of this checkout (where `main.ts` and `deno.json` are). */
+export const CHECKOUT_DIR = new URL("../../", import.meta.url).pathname;
+
 /**
  * Starts `main.ts` with `env` on a free loopback port and waits until it
- * listens. `deno_args` go before the script (e.g. `--v8-flags=…`).
+ * listens. `deno_args` go before the script (e.g. `--v8-flags=…`);
+ * `service_dir` runs another checkout's `main.ts` (from its own directory,
+ * with its own `deno.json`), default this one.
  */
 export async function start_service_process(
   env: Record<string, string>,
-  options: { deno_args?: string[] } = {},
+  options: { deno_args?: string[]; service_dir?: string } = {},
 ): Promise<ServiceProcess> {
+  const dir = options.service_dir ?? CHECKOUT_DIR;
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      ...(options.deno_args ?? []),
-      new URL("../../main.ts", import.meta.url).pathname,
-    ],
+    args: ["run", "-A", ...(options.deno_args ?? []), `${dir}/main.ts`],
+    cwd: dir,
     env: { PORT: "0", HOST: "127.0.0.1", ...env },
     stdin: "null",
     stdout: "null",

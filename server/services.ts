@@ -181,6 +181,26 @@ export function more_invoices_hint(
     (write ? `, or ${write}` : "");
 }
 
+/**
+ * How an inactive subscription is reactivated, for the 403
+ * `subscription_inactive` messages: never only that one should.
+ */
+export function reactivate_hint(
+  plan: Plan,
+  options: { billing: boolean; support_email?: string },
+): string {
+  if (options.billing) {
+    return `reactivate it by choosing a plan on the dashboard's Usage page (${UPGRADE_PAGE_PATH})`;
+  }
+  if (options.support_email) {
+    return `to reactivate it, write to ${options.support_email}`;
+  }
+  return plans_above(plan).length > 0
+    ? "the operator of this service reactivates it: ask with an upgrade request on the dashboard's " +
+      `Usage page (${UPGRADE_PAGE_PATH})`
+    : "to reactivate it, contact the operator of this service";
+}
+
 function sha256_hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
@@ -293,6 +313,12 @@ export function create_services(
 
   // `account_id:month` → until when (clock ms) not to render early.
   const recently_exhausted = new Map<string, number>();
+
+  // What messages that say how to get more need to know.
+  const hint_options = {
+    billing: options.billing !== undefined,
+    support_email: options.support_email,
+  };
 
   const password_auth = create_password_auth(database, {
     policy: options.signup,
@@ -523,10 +549,7 @@ export function create_services(
         "quota_exceeded",
         `The ${plan.name} plan's limit of ${plan.monthly_invoices} invoices this month is used up; ` +
           `it resets on ${reset} (UTC). ` +
-          more_invoices_hint(principal.account.plan, {
-            billing: options.billing !== undefined,
-            support_email: options.support_email,
-          }),
+          more_invoices_hint(principal.account.plan, hint_options),
       );
     }
     if (reserved.status === "replay") {
@@ -608,7 +631,8 @@ export function create_services(
         if (result.status === "inactive") {
           throw new ApiError(
             "subscription_inactive",
-            "The account's subscription is inactive; reactivate it to generate invoices",
+            "The account's subscription is inactive, so invoices cannot be generated; " +
+              reactivate_hint(result.account.plan, hint_options),
           );
         }
         const { rate } = result;
@@ -751,7 +775,8 @@ export function create_services(
         if (account.subscription_status !== "active") {
           throw new ApiError(
             "subscription_inactive",
-            "Previews need an active subscription; reactivate it to try invoices",
+            "Previews need an active subscription; " +
+              reactivate_hint(account.plan, hint_options),
           );
         }
         const at = now();
@@ -1053,6 +1078,7 @@ export function create_services(
           request: created.request,
           usage: { used: usage.used, limit: usage.limit },
           email_verified,
+          subscription_status: account.subscription_status,
           origin: input.origin,
         });
         return upgrade_request_view(created.request);

@@ -322,10 +322,6 @@ export function font_handle(doc: jsPDF, style: InvoiceFontStyle): FontHandle {
   if (!(entry.metadata instanceof DocumentFont)) {
     throw new Error("invoice fonts are not registered with this document");
   }
-  const previous = internal.getFont() as JsPdfFont & { fontStyle?: string };
-  doc.setFont(INVOICE_FONT_FAMILY, style);
-  mark_font_used(doc);
-  doc.setFont(previous.fontName, previous.fontStyle ?? "normal");
   const handle = { resource: entry.id, font: entry.metadata };
   handles[style] = handle;
   return handle;
@@ -363,6 +359,9 @@ export interface DocumentTextSettings {
 }
 
 const document_text_settings = new WeakMap<jsPDF, DocumentTextSettings>();
+
+/** jsPDF's font table of each document (id → font), from its "addFonts" event. */
+const document_font_tables = new WeakMap<jsPDF, Record<string, JsPdfFont>>();
 
 /** Errors raised inside jsPDF event handlers, which jsPDF itself only logs. */
 const handler_errors = new WeakMap<object, unknown>();
@@ -444,6 +443,12 @@ function install_plugin(): void {
     if (is_unused_plugin_event(name, handler, api)) api.events.splice(i, 1);
   }
   api.events.push([
+    "addFonts",
+    function (this: jsPDF, data: { fonts: Record<string, JsPdfFont> }): void {
+      document_font_tables.set(this, data.fonts);
+    },
+  ]);
+  api.events.push([
     "addFont",
     function (this: jsPDF, data: { font: JsPdfFont }): void {
       const style = STYLE_BY_POSTSCRIPT.get(data.font.postScriptName);
@@ -503,11 +508,21 @@ export function create_document_with_fonts(
 ): jsPDF {
   load_invoice_fonts();
   install_plugin();
-  const doc = new jsPDF(options);
+  // Every font left in the document's font table is written, so no font
+  // has to be marked as used by a call of jsPDF's costly text() (the only
+  // way it marks them): the 14 standard fonts are removed from the table
+  // below, both invoice styles are drawn in every invoice, and script
+  // fonts are added on first use.
+  const doc = new jsPDF({ ...options, putOnlyUsedFonts: false });
   document_text_settings.set(doc, text_settings);
   for (const style of Object.keys(FONT_FILES) as InvoiceFontStyle[]) {
     const { postscript } = FONT_FILES[style];
     doc.addFont(postscript, INVOICE_FONT_FAMILY, style, "Identity-H");
+  }
+  const table = document_font_tables.get(doc);
+  if (table === undefined) throw new Error("jsPDF font table not found");
+  for (const [id, font] of Object.entries(table)) {
+    if (!(font.metadata instanceof DocumentFont)) delete table[id];
   }
   install_fast_paths(doc);
   return doc;
@@ -575,7 +590,6 @@ function install_fast_paths(doc: jsPDF): void {
   // goes through our text layout; Latin-font text takes jsPDF's path as
   // before.
   const original_text = doc.text.bind(doc);
-  original_text_methods.set(doc, original_text);
   const page_internal = internal as unknown as {
     write(ops: string): void;
     pageSize: { getHeight(): number };
@@ -630,7 +644,6 @@ function install_fast_paths(doc: jsPDF): void {
     }
     if (ops !== "") {
       const id = internal.getFont().id;
-      mark_font_used(doc);
       page_internal.write(
         `BT /${id} ${pdf_number(size)} Tf ${fill}\n${ops}ET`,
       );
@@ -784,20 +797,10 @@ function document_glyph_sink(doc: jsPDF): GlyphSink {
         ? INVOICE_FONT_FAMILY
         : prepared.postscript;
       const style = script === undefined ? prepared.style : "normal";
-      const previous = internal.getFont();
       if (script !== undefined) {
         doc.addFont(prepared.postscript, family, "normal", "Identity-H");
       }
-      // jsPDF writes only fonts that its own text() has used: an empty
-      // string marks the font used without drawing anything.
-      doc.setFont(family, style);
       const jsfont = internal.getFont(family, style);
-      mark_font_used(doc);
-      doc.setFont(
-        previous.fontName,
-        (previous as { fontStyle?: string })
-          .fontStyle ?? "normal",
-      );
       const metadata = jsfont.metadata as DocumentFont;
       entry = {
         resource: jsfont.id,
@@ -815,25 +818,6 @@ function document_glyph_sink(doc: jsPDF): GlyphSink {
   };
   glyph_sinks.set(doc, sink);
   return sink;
-}
-
-const original_text_methods = new WeakMap<jsPDF, jsPDF["text"]>();
-
-const marked_fonts = new WeakMap<jsPDF, Set<string>>();
-
-/** Makes jsPDF embed the current font, once per document and font. */
-function mark_font_used(doc: jsPDF): void {
-  const id = (doc.internal as unknown as JsPdfInternals).getFont().id;
-  let marked = marked_fonts.get(doc);
-  if (marked === undefined) {
-    marked = new Set();
-    marked_fonts.set(doc, marked);
-  }
-  if (marked.has(id)) return;
-  marked.add(id);
-  const text = original_text_methods.get(doc) ?? doc.text.bind(doc);
-  // An array: jsPDF returns early for "" before noting the font as used.
-  text([""], 0, 0);
 }
 
 /** Throws an error that a font handler met while jsPDF was writing `doc`. */

@@ -222,8 +222,6 @@ export function render_invoice_pdf(
     unit: "pt",
     format: "a4",
     compress: true,
-    // Otherwise jsPDF writes all 14 standard fonts, which we never use.
-    putOnlyUsedFonts: true,
   }, {
     locale: input.locale,
     context: () => JSON.stringify(input),

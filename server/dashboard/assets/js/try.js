@@ -726,15 +726,18 @@ find("[data-format]").addEventListener("click", () => {
   save_draft();
 });
 
+// The example at once; the account's draft, if any, once the session says
+// whose it is (unless the user started typing meanwhile).
+reset_example();
 const session = await start_shell();
 draft_key = `${DRAFT_PREFIX}${session.account.id}`;
 const draft = localStorage.getItem(draft_key);
-if (draft !== null && draft.trim() !== "") {
+if (draft_dirty) {
+  save_draft();
+} else if (draft !== null && draft.trim() !== "") {
   editor.value = draft;
   find("[data-draft-note]").textContent =
     "Your draft from last time, kept in this browser. Reset example starts over.";
-} else {
-  reset_example();
 }
 try {
   account_keys = (await query("account.list_keys")).keys;

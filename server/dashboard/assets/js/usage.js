@@ -247,8 +247,17 @@ if (card instanceof HTMLElement) {
     } invoices`;
 }
 if (session.account.subscription_status !== "active") {
+  // Say how to reactivate: by paying (billing on) or through the operator.
+  const larger = card instanceof HTMLElement && card.nextElementSibling;
+  const how = !document.querySelector("[data-upgrade-form]")
+    ? "choose a plan below to subscribe again."
+    : document.querySelector("[data-upgrade-link]")
+    ? "the operator reactivates it: write to the address below."
+    : larger
+    ? "the operator reactivates it: ask with the form below."
+    : "contact the operator of this service to reactivate it.";
   find("[data-plan-detail]").textContent =
-    "Subscription inactive: API calls are refused until it is reactivated.";
+    `Subscription inactive: API calls are refused; ${how}`;
 }
 void start_billing(session.account);
 void start_upgrade(session.account);

@@ -135,7 +135,7 @@ export const ApiKeySchema = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string().describe(
-    "First characters of the key, for recognising it.",
+    "First characters of the key (`ink_live_` or `ink_test_` and 8 more), for recognising it.",
   ),
   status: z.enum(["active", "revoked"]),
   mode: KeyModeSchema,
@@ -148,6 +148,33 @@ export const ApiKeySchema = z.object({
 
 /** An API key as listed. */
 export type ApiKeyView = z.infer<typeof ApiKeySchema>;
+
+/** One API key's use this month: the key as listed, and its count. */
+export const KeyUsageSchema = ApiKeySchema.pick({
+  id: true,
+  name: true,
+  prefix: true,
+  mode: true,
+  status: true,
+}).extend({
+  count: z.number().int().describe(
+    "Live key: invoices charged this month. Test key: its calls this month (never charged).",
+  ),
+}).meta({ id: "KeyUsage" });
+
+/** One API key's use this month. */
+export type KeyUsageView = z.infer<typeof KeyUsageSchema>;
+
+/** This month's usage of the signed-in account, with its breakdown by key. */
+export const AccountUsageSchema = UsageSchema.extend({
+  by_key: z.array(KeyUsageSchema).describe(
+    "Use per API key this month: every active key (0 when unused) and every revoked key used this month, " +
+      "most used first. Identical retries served free are not counted.",
+  ),
+}).meta({ id: "AccountUsage" });
+
+/** This month's usage of the signed-in account, with its breakdown by key. */
+export type AccountUsageView = z.infer<typeof AccountUsageSchema>;
 
 /** A newly created key: the only time the full key is shown. */
 export const CreatedApiKeySchema = z.object({

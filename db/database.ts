@@ -33,7 +33,7 @@ export interface PreparedStatement {
 }
 
 /** A parameter value of a {@linkcode PreparedStatement}. */
-export type StatementParam = string | number;
+export type StatementParam = string | number | null;
 
 /** An open database, whichever driver backs it. */
 export interface Database {
@@ -361,6 +361,7 @@ function in_parentheses(list: readonly string[]): string {
  * single quotes is the complete escaping, as in libpq's PQescapeLiteral.
  */
 function sql_literal(value: StatementParam): string {
+  if (value === null) return "null";
   if (typeof value === "number") {
     if (!Number.isFinite(value)) {
       throw new RangeError(`not a finite number: ${value}`);

@@ -8,10 +8,15 @@
  *
  * @module
  */
-import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database, PreparedStatement } from "./database.ts";
 import { count_deleted, is_uuid, query_rows, to_number } from "./_util.ts";
-import { usage_daily, usage_monthly } from "./schema.ts";
+import {
+  api_keys,
+  usage_by_key,
+  usage_daily,
+  usage_monthly,
+} from "./schema.ts";
 
 /** Input for {@linkcode reserve_generation}. */
 export interface ReserveGenerationInput {
@@ -25,6 +30,8 @@ export interface ReserveGenerationInput {
   limit: number;
   /** Hash of the canonical request body; never the body itself. */
   request_hash: string;
+  /** The API key charged, counted per key as well (absent: the account only). */
+  key_id?: string;
 }
 
 /** Input for {@linkcode release_generation}. */
@@ -63,13 +70,20 @@ function check_input(input: ReleaseGenerationInput): void {
   if (input.request_hash.length === 0) {
     throw new RangeError("request_hash must not be empty");
   }
+  check_key_id(input.key_id);
+}
+
+function check_key_id(key_id: string | undefined): void {
+  if (key_id !== undefined && !is_uuid(key_id)) {
+    throw new TypeError("key_id must be a UUID");
+  }
 }
 
 /** SQLSTATE raised by `ink_generation_refused()` (migration 0001). */
 const GENERATION_REFUSED_SQLSTATE = "IQ001";
 
 // The statement of reserve_generation, on every charged request: prepared.
-// $1 account, $2 month, $3 request hash, $4 limit, $5 day.
+// $1 account, $2 month, $3 request hash, $4 limit, $5 day, $6 key (or null).
 //
 // A receipt is committed only together with its charge: a new receipt whose
 // charge the counter refuses (another request took the last one meanwhile)
@@ -80,7 +94,7 @@ const GENERATION_REFUSED_SQLSTATE = "IQ001";
 // statement's snapshot shows room, so a used-up month answers without error.
 const RESERVE_STATEMENT: PreparedStatement = {
   name: "ink_reserve_generation",
-  types: ["uuid", "text", "text", "int", "date"],
+  types: ["uuid", "text", "text", "int", "date", "uuid"],
   text: `
     with seen as (
       select (select count from usage_monthly
@@ -107,6 +121,12 @@ const RESERVE_STATEMENT: PreparedStatement = {
       insert into usage_daily as d (account_id, day, count)
       select $1::uuid, $5::date, 1 from monthly
       on conflict (account_id, day) do update set count = d.count + 1
+      returning 1
+    ),
+    by_key as (
+      insert into usage_by_key as k (key_id, month, count)
+      select $6::uuid, $2::text, 1 from monthly where $6::uuid is not null
+      on conflict (key_id, month) do update set count = k.count + 1
       returning 1
     )
     select seen.receipted,
@@ -166,6 +186,7 @@ export async function reserve_generation(
       request_hash,
       limit,
       day,
+      input.key_id ?? null,
     ]);
     row = rows[0]!;
   } catch (error) {
@@ -192,7 +213,8 @@ export async function reserve_generation(
 
 /**
  * Undoes a reservation whose render failed: deletes the receipt and, only if
- * there was one, decrements the monthly and daily counters (never below 0).
+ * there was one, decrements the monthly, daily and per-key counters (never
+ * below 0).
  * Idempotent: a second call changes nothing.
  */
 export async function release_generation(
@@ -201,6 +223,7 @@ export async function release_generation(
 ): Promise<{ released: boolean; used: number }> {
   check_input(input);
   const { account_id, month, day, request_hash } = input;
+  const key_id = input.key_id ?? null;
   const rows = await query_rows<{
     released: number | string;
     used: number | string;
@@ -222,6 +245,12 @@ export async function release_generation(
       daily as (
         update usage_daily set count = greatest(count - 1, 0)
         where account_id = ${account_id}::uuid and day = ${day}::date
+          and exists (select 1 from gone)
+        returning 1
+      ),
+      by_key as (
+        update usage_by_key set count = greatest(count - 1, 0)
+        where key_id = ${key_id}::uuid and month = ${month}
           and exists (select 1 from gone)
         returning 1
       )
@@ -256,22 +285,32 @@ export async function get_usage(
 
 /**
  * Counts one test-key generation in `month` ("YYYY-MM"), never against the
- * limit, and returns the month's live count (unchanged) and test count.
+ * limit (and per key, with `key_id`), and returns the month's live count
+ * (unchanged) and test count.
  */
 export async function record_test_generation(
   database: Database,
-  input: { account_id: string; month: string },
+  input: { account_id: string; month: string; key_id?: string },
 ): Promise<{ used: number; test_calls: number }> {
   check_month(input.month);
   if (!is_uuid(input.account_id)) {
     throw new TypeError("account_id must be a UUID");
   }
+  check_key_id(input.key_id);
+  const key_id = input.key_id ?? null;
   const rows = await query_rows<{
     used: number | string;
     test_calls: number | string;
   }>(
     database,
-    sql`insert into usage_monthly as u (account_id, month, count, test_count)
+    sql`with by_key as (
+        insert into usage_by_key as k (key_id, month, count)
+        select ${key_id}::uuid, ${input.month}, 1
+        where ${key_id}::uuid is not null
+        on conflict (key_id, month) do update set count = k.count + 1
+        returning 1
+      )
+      insert into usage_monthly as u (account_id, month, count, test_count)
       values (${input.account_id}::uuid, ${input.month}, 0, 1)
       on conflict (account_id, month)
         do update set test_count = u.test_count + 1
@@ -301,6 +340,53 @@ export async function get_test_calls(
       ),
     );
   return rows[0]?.test_count ?? 0;
+}
+
+/** One API key's use in a month, from {@linkcode get_usage_by_key}. */
+export interface KeyUsage {
+  key_id: string;
+  name: string;
+  prefix: string;
+  mode: "live" | "test";
+  /** When the key was revoked, or null while it is active. */
+  revoked_at: Date | null;
+  /** Charged invoices (live key) or test calls (test key) in the month. */
+  count: number;
+}
+
+/**
+ * An account's use per API key in `month` ("YYYY-MM"): every active key
+ * (unused ones with 0) and every revoked key used that month, most used
+ * first, then oldest first.
+ */
+export async function get_usage_by_key(
+  database: Database,
+  account_id: string,
+  options: { month: string },
+): Promise<KeyUsage[]> {
+  check_month(options.month);
+  if (!is_uuid(account_id)) return [];
+  const count = sql<number | string>`coalesce(${usage_by_key.count}, 0)`;
+  const rows = await database.db.select({
+    key_id: api_keys.id,
+    name: api_keys.name,
+    prefix: api_keys.prefix,
+    mode: api_keys.mode,
+    revoked_at: api_keys.revoked_at,
+    count,
+  }).from(api_keys).leftJoin(
+    usage_by_key,
+    and(
+      eq(usage_by_key.key_id, api_keys.id),
+      eq(usage_by_key.month, options.month),
+    ),
+  ).where(
+    and(
+      eq(api_keys.account_id, account_id),
+      or(isNull(api_keys.revoked_at), gt(usage_by_key.count, 0)),
+    ),
+  ).orderBy(desc(count), asc(api_keys.created_at), asc(api_keys.id));
+  return rows.map((row) => ({ ...row, count: to_number(row.count) }));
 }
 
 /** Per-day counts of an account in `month`, ascending; days without use omitted. */

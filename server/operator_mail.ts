@@ -17,6 +17,8 @@ export interface UpgradeRequestNotice {
   usage: { used: number; limit: number };
   /** Whether the account proved its address (replies go to it). */
   email_verified: boolean;
+  /** Inactive accounts need `subscription_status` too to use the new plan. */
+  subscription_status?: "active" | "inactive";
   /** Where the operator reaches the admin API, e.g. `https://invoices.example.com`. */
   origin?: string;
 }
@@ -103,6 +105,10 @@ function upgrade_request_text(
   const origin = public_url ?? notice.origin ?? "http://localhost:8000";
   const from = PLANS[request.current_plan];
   const to = PLANS[request.requested_plan];
+  const inactive = notice.subscription_status === "inactive";
+  const body = inactive
+    ? `{"plan": "${request.requested_plan}", "subscription_status": "active"}`
+    : `{"plan": "${request.requested_plan}"}`;
   return [
     `${request.account_email} asks to move from ${from.name} to ${to.name} ` +
     `(${
@@ -114,6 +120,11 @@ function upgrade_request_text(
       notice.email_verified ? "" : " (not confirmed yet)"
     }`,
     `This month: ${usage.used} of ${usage.limit} invoices used`,
+    ...(inactive
+      ? [
+        "Subscription: INACTIVE (API calls are refused); reactivate it with the plan change below.",
+      ]
+      : []),
     `Asked on:  ${request.created_at.toISOString()}`,
     "",
     "Message:",
@@ -122,8 +133,11 @@ function upgrade_request_text(
     `To grant it, change the plan (this closes the request and applies at once):`,
     `  curl -X PATCH ${origin}/admin/accounts/${request.account_id} \\`,
     `    -H "Authorization: Bearer $ADMIN_TOKEN" -H "Content-Type: application/json" \\`,
-    `    -d '{"plan": "${request.requested_plan}"}'`,
-    `or: deno task admin set-plan ${request.account_id} ${request.requested_plan}`,
+    `    -d '${body}'`,
+    `or: deno task admin set-plan ${request.account_id} ${request.requested_plan}` +
+    (inactive
+      ? ` && deno task admin set-subscription ${request.account_id} active`
+      : ""),
     "",
     `To decline, set the plan the account keeps ("${request.current_plan}"): that closes the request too. ` +
     "Reply to this mail to write to the customer.",

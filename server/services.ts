@@ -30,6 +30,7 @@ import type { OperatorMail } from "./operator_mail.ts";
 import { check_page_budget, PageLimitError } from "./pdf/page_budget.ts";
 import { RenderTimeoutError } from "./render_pool.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
+import { hash_password } from "./dashboard/password.ts";
 
 /** How to render: the format (default the PDF) and whether for a test key. */
 export interface RenderOptions {
@@ -180,6 +181,26 @@ export function more_invoices_hint(
     (write ? `, or ${write}` : "");
 }
 
+/**
+ * How an inactive subscription is reactivated, for the 403
+ * `subscription_inactive` messages: never only that one should.
+ */
+export function reactivate_hint(
+  plan: Plan,
+  options: { billing: boolean; support_email?: string },
+): string {
+  if (options.billing) {
+    return `reactivate it by choosing a plan on the dashboard's Usage page (${UPGRADE_PAGE_PATH})`;
+  }
+  if (options.support_email) {
+    return `to reactivate it, write to ${options.support_email}`;
+  }
+  return plans_above(plan).length > 0
+    ? "the operator of this service reactivates it: ask with an upgrade request on the dashboard's " +
+      `Usage page (${UPGRADE_PAGE_PATH})`
+    : "to reactivate it, contact the operator of this service";
+}
+
 function sha256_hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
@@ -292,6 +313,12 @@ export function create_services(
 
   // `account_id:month` → until when (clock ms) not to render early.
   const recently_exhausted = new Map<string, number>();
+
+  // What messages that say how to get more need to know.
+  const hint_options = {
+    billing: options.billing !== undefined,
+    support_email: options.support_email,
+  };
 
   const password_auth = create_password_auth(database, {
     policy: options.signup,
@@ -485,6 +512,7 @@ export function create_services(
       month,
       day,
       request_hash,
+      key_id: principal.key_id,
     };
     // With a render worker idle, the render starts while the quota is
     // reserved, so the two overlap instead of adding up (about 1 ms less
@@ -521,10 +549,7 @@ export function create_services(
         "quota_exceeded",
         `The ${plan.name} plan's limit of ${plan.monthly_invoices} invoices this month is used up; ` +
           `it resets on ${reset} (UTC). ` +
-          more_invoices_hint(principal.account.plan, {
-            billing: options.billing !== undefined,
-            support_email: options.support_email,
-          }),
+          more_invoices_hint(principal.account.plan, hint_options),
       );
     }
     if (reserved.status === "replay") {
@@ -556,6 +581,7 @@ export function create_services(
     const counts = await store.record_test_generation(database, {
       account_id: principal.account.id,
       month: month_of(state.at),
+      key_id: principal.key_id,
     });
     set_quota_headers(response, principal, { at: state.at, used: counts.used });
     return document;
@@ -605,7 +631,8 @@ export function create_services(
         if (result.status === "inactive") {
           throw new ApiError(
             "subscription_inactive",
-            "The account's subscription is inactive; reactivate it to generate invoices",
+            "The account's subscription is inactive, so invoices cannot be generated; " +
+              reactivate_hint(result.account.plan, hint_options),
           );
         }
         const { rate } = result;
@@ -748,7 +775,8 @@ export function create_services(
         if (account.subscription_status !== "active") {
           throw new ApiError(
             "subscription_inactive",
-            "Previews need an active subscription; reactivate it to try invoices",
+            "Previews need an active subscription; " +
+              reactivate_hint(account.plan, hint_options),
           );
         }
         const at = now();
@@ -818,6 +846,87 @@ export function create_services(
       return with_database(async () =>
         account_view(await password_auth.sign_in(input, response))
       );
+    },
+
+    change_password(input, response) {
+      return with_database(async () => {
+        const account = await password_auth.check_current_password({
+          account_id: input.account_id,
+          password: input.current_password,
+          client_address: input.client_address,
+        }, response);
+        await store.update_account(database, account.id, {
+          password_hash: await hash_password(input.new_password),
+        });
+        // Reset links mailed for the old password die with it.
+        await store.delete_account_tokens(database, {
+          account_id: account.id,
+          purpose: "password_reset",
+        });
+      });
+    },
+
+    request_email_change(input, response) {
+      return with_database(async () => {
+        const account_mail = require_account_mail();
+        const account = await password_auth.check_current_password({
+          account_id: input.account_id,
+          password: input.current_password,
+          client_address: input.client_address,
+        }, response);
+        if (store.normalize_email(input.new_email) === account.email) {
+          throw new ApiError(
+            "invalid_request",
+            "This is already the account's e-mail address",
+            {
+              details: [{
+                path: "new_email",
+                message: "is already this account's address",
+              }],
+            },
+          );
+        }
+        await account_mail.request_email_change({
+          account,
+          new_email: input.new_email,
+          origin: input.origin,
+        }, response);
+      });
+    },
+
+    delete_account(input, response) {
+      return with_database(async () => {
+        const account = await require_account(input.account_id);
+        if (store.normalize_email(input.email) !== account.email) {
+          throw new ApiError(
+            "invalid_request",
+            "Type the account's e-mail address exactly to confirm the deletion",
+            {
+              details: [{
+                path: "email",
+                message: "must be this account's e-mail address",
+              }],
+            },
+          );
+        }
+        await password_auth.check_current_password({
+          account_id: account.id,
+          password: input.password,
+          client_address: input.client_address,
+          field: "password",
+        }, response);
+        // Stripe first: if it cannot be reached, nothing is deleted while a
+        // subscription could still bill.
+        const billing = options.billing
+          ? await options.billing.cancel_for_deletion(account.id)
+          : { canceled: false };
+        const deleted = await store.delete_account(database, account.id);
+        if (!deleted) {
+          throw new ApiError("not_found", "No account with this id");
+        }
+        options.account_mail?.send_goodbye(deleted.email);
+        return { subscription_canceled: billing.canceled };
+      });
     },
 
     get_account(account_id: string) {
@@ -969,6 +1078,7 @@ export function create_services(
           request: created.request,
           usage: { used: usage.used, limit: usage.limit },
           email_verified,
+          subscription_status: account.subscription_status,
           origin: input.origin,
         });
         return upgrade_request_view(created.request);
@@ -1005,9 +1115,23 @@ export function create_services(
     },
 
     get_usage(account_id: string) {
-      return with_database(async () =>
-        usage_of(await require_account(account_id))
-      );
+      return with_database(async () => {
+        const usage = await usage_of(await require_account(account_id));
+        const by_key = await store.get_usage_by_key(database, account_id, {
+          month: usage.month,
+        });
+        return {
+          ...usage,
+          by_key: by_key.map((key) => ({
+            id: key.key_id,
+            name: key.name,
+            prefix: key.prefix,
+            mode: key.mode,
+            status: key.revoked_at ? "revoked" as const : "active" as const,
+            count: key.count,
+          })),
+        };
+      });
     },
 
     list_keys(account_id: string) {

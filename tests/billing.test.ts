@@ -610,7 +610,8 @@ Deno.test("billing off: no webhook endpoint, plan changes point to the operator,
     });
     const html = await page.text();
     assert(!html.includes("data-choose-plan"), "no plan buttons");
-    assert(html.includes("How to upgrade"));
+    assert(html.includes("Ask for an upgrade"));
+    assert(html.includes("data-upgrade-form"), "the request form instead");
   } finally {
     await server.close();
   }

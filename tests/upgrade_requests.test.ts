@@ -24,7 +24,11 @@ import {
 import { create_services } from "../server/services.ts";
 import { open_test_database } from "./helpers/test_database.ts";
 import { create_account } from "../db/mod.ts";
-import { account_view } from "../server/services.ts";
+import {
+  account_view,
+  more_invoices_hint,
+  reactivate_hint,
+} from "../server/services.ts";
 
 const OPERATOR = "ops@ink.example";
 const SUPPORT = "help@ink.example";
@@ -493,5 +497,62 @@ Deno.test("tRPC caller: the dashboard procedure needs a session, the list the ad
     assertEquals((await with_billing.upgrade.state()).billing_enabled, true);
   } finally {
     await close();
+  }
+});
+
+Deno.test("quota and inactive messages say how, for every plan and configuration", async () => {
+  // Billing on: the plan cards, at once.
+  assertMatch(
+    more_invoices_hint("starter", { billing: true }),
+    /choose Pro or Team on the dashboard's Usage page \(\/dashboard\/usage#upgrade\); an upgrade applies at once/,
+  );
+  // Billing off: the request form, and SUPPORT_EMAIL when set.
+  assertEquals(
+    more_invoices_hint("pro", { billing: false }),
+    "For a higher limit, ask for an upgrade on the dashboard's Usage page " +
+      "(/dashboard/usage#upgrade): pick Team and send the request to the operator",
+  );
+  assertMatch(
+    more_invoices_hint("pro", { billing: false, support_email: SUPPORT }),
+    /, or write to help@ink\.example$/,
+  );
+  // The largest plan: nothing to ask for; the support address if any.
+  assertEquals(
+    more_invoices_hint("team", { billing: false }),
+    "Team is the largest plan",
+  );
+  assertEquals(
+    more_invoices_hint("team", { billing: true, support_email: SUPPORT }),
+    "Team is the largest plan; for more, write to help@ink.example",
+  );
+  assertMatch(reactivate_hint("starter", { billing: true }), /choosing a plan/);
+  assertMatch(
+    reactivate_hint("starter", { billing: false, support_email: SUPPORT }),
+    /write to help@ink\.example/,
+  );
+  assertMatch(
+    reactivate_hint("pro", { billing: false }),
+    /upgrade request on the dashboard's Usage page \(\/dashboard\/usage#upgrade\)/,
+  );
+  assertMatch(
+    reactivate_hint("team", { billing: false }),
+    /contact the operator/,
+  );
+
+  // Through HTTP: an inactive account's 403 says how to reactivate.
+  const server = await start_test_server({
+    env: { SUPPORT_EMAIL: SUPPORT, RENDER_WORKERS: "0" },
+  });
+  try {
+    const { key } = await server.create_account({
+      subscription_status: "inactive",
+    });
+    const refused = await server.generate(key, full_invoice());
+    assertEquals(refused.status, 403);
+    const { error } = await refused.json();
+    assertEquals(error.code, "subscription_inactive");
+    assertMatch(error.message, /to reactivate it, write to help@ink\.example/);
+  } finally {
+    await server.close();
   }
 });

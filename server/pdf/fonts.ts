@@ -299,14 +299,32 @@ export interface FontHandle {
   readonly font: DocumentFont;
 }
 
-/** The handle of an invoice font registered with `doc`. */
+const font_handles = new WeakMap<
+  jsPDF,
+  Partial<Record<InvoiceFontStyle, FontHandle>>
+>();
+
+/**
+ * The handle of an invoice font registered with `doc`, for text written
+ * directly into the page content. The font is marked as used, so jsPDF
+ * embeds it even when its own `text()` never draws with it.
+ */
 export function font_handle(doc: jsPDF, style: InvoiceFontStyle): FontHandle {
+  let handles = font_handles.get(doc);
+  if (handles === undefined) {
+    handles = {};
+    font_handles.set(doc, handles);
+  }
+  const known = handles[style];
+  if (known !== undefined) return known;
   const internal = doc.internal as unknown as JsPdfInternals;
   const entry = internal.getFont(INVOICE_FONT_FAMILY, style);
   if (!(entry.metadata instanceof DocumentFont)) {
     throw new Error("invoice fonts are not registered with this document");
   }
-  return { resource: entry.id, font: entry.metadata };
+  const handle = { resource: entry.id, font: entry.metadata };
+  handles[style] = handle;
+  return handle;
 }
 
 const STYLE_BY_POSTSCRIPT = new Map<string, InvoiceFontStyle>(
@@ -341,6 +359,9 @@ export interface DocumentTextSettings {
 }
 
 const document_text_settings = new WeakMap<jsPDF, DocumentTextSettings>();
+
+/** jsPDF's font table of each document (id → font), from its "addFonts" event. */
+const document_font_tables = new WeakMap<jsPDF, Record<string, JsPdfFont>>();
 
 /** Errors raised inside jsPDF event handlers, which jsPDF itself only logs. */
 const handler_errors = new WeakMap<object, unknown>();
@@ -414,6 +435,19 @@ function install_plugin(): void {
       reverseChain: "/FlateDecode",
     };
   };
+  // Per-document set-up of jsPDF plugins the renderer never uses (canvas,
+  // context2d, outline) and the Arabic pre-pass of text output (our text is
+  // shaped by the text layout): a good part of creating each document.
+  for (let i = api.events.length - 1; i >= 0; i--) {
+    const [name, handler] = api.events[i];
+    if (is_unused_plugin_event(name, handler, api)) api.events.splice(i, 1);
+  }
+  api.events.push([
+    "addFonts",
+    function (this: jsPDF, data: { fonts: Record<string, JsPdfFont> }): void {
+      document_font_tables.set(this, data.fonts);
+    },
+  ]);
   api.events.push([
     "addFont",
     function (this: jsPDF, data: { font: JsPdfFont }): void {
@@ -445,6 +479,22 @@ function install_plugin(): void {
   ]);
 }
 
+/** Whether a jsPDF plugin event handler belongs to a plugin we never use. */
+function is_unused_plugin_event(
+  name: string,
+  handler: unknown,
+  api: JsPdfPlugin,
+): boolean {
+  if (name === "preProcessText") return handler === api.processArabic;
+  if (
+    name !== "initialized" && name !== "postPutResources" &&
+    name !== "putCatalog"
+  ) return false;
+  const source = String(handler);
+  return source.includes("this.canvas=new") ||
+    source.includes("this.context2d=new") || source.includes(".outline");
+}
+
 /**
  * Creates a jsPDF document with the invoice fonts registered (cheap: no
  * parsing) under {@link INVOICE_FONT_FAMILY}, styles "normal" and "bold".
@@ -458,11 +508,21 @@ export function create_document_with_fonts(
 ): jsPDF {
   load_invoice_fonts();
   install_plugin();
-  const doc = new jsPDF(options);
+  // Every font left in the document's font table is written, so no font
+  // has to be marked as used by a call of jsPDF's costly text() (the only
+  // way it marks them): the 14 standard fonts are removed from the table
+  // below, both invoice styles are drawn in every invoice, and script
+  // fonts are added on first use.
+  const doc = new jsPDF({ ...options, putOnlyUsedFonts: false });
   document_text_settings.set(doc, text_settings);
   for (const style of Object.keys(FONT_FILES) as InvoiceFontStyle[]) {
     const { postscript } = FONT_FILES[style];
     doc.addFont(postscript, INVOICE_FONT_FAMILY, style, "Identity-H");
+  }
+  const table = document_font_tables.get(doc);
+  if (table === undefined) throw new Error("jsPDF font table not found");
+  for (const [id, font] of Object.entries(table)) {
+    if (!(font.metadata instanceof DocumentFont)) delete table[id];
   }
   install_fast_paths(doc);
   return doc;
@@ -487,8 +547,9 @@ function install_fast_paths(doc: jsPDF): void {
   };
   // autotable asks for the font list on every style change and jsPDF
   // rebuilds it each time; it does not change after registration.
-  const font_list = doc.getFontList();
-  doc.getFontList = () => font_list;
+  const font_list_of = doc.getFontList.bind(doc);
+  let font_list: ReturnType<jsPDF["getFontList"]> | undefined;
+  doc.getFontList = () => (font_list ??= font_list_of());
   // jsPDF runs every measured string through its Arabic shaper first; our
   // text has no Arabic (it became the placeholder), so measure directly.
   doc.getStringUnitWidth = (text: string, options?: unknown): number => {
@@ -529,7 +590,10 @@ function install_fast_paths(doc: jsPDF): void {
   // goes through our text layout; Latin-font text takes jsPDF's path as
   // before.
   const original_text = doc.text.bind(doc);
-  original_text_methods.set(doc, original_text);
+  const page_internal = internal as unknown as {
+    write(ops: string): void;
+    pageSize: { getHeight(): number };
+  };
   doc.text = ((
     text: string | string[],
     x: number,
@@ -538,12 +602,16 @@ function install_fast_paths(doc: jsPDF): void {
     transform?: unknown,
   ): jsPDF => {
     const font = current();
+    if (font === undefined || transform !== undefined) {
+      return original_text(text, x, y, options as never, transform as never);
+    }
     const lines = Array.isArray(text) ? text : text.split("\n");
-    if (
-      font === undefined || transform !== undefined ||
-      (!font.text_settings.mirrored &&
-        !lines.some((l) => needs_text_layout(l, font.prepared)))
-    ) {
+    let layout = font.text_settings.mirrored === true;
+    for (let i = 0; !layout && i < lines.length; i++) {
+      layout = needs_text_layout(lines[i], font.prepared);
+    }
+    // Anything but plain, aligned lines (a rotated watermark) is jsPDF's.
+    if (!layout && !plain_text_options(options)) {
       return original_text(text, x, y, options as never, transform as never);
     }
     const size = internal.getFontSize();
@@ -551,6 +619,8 @@ function install_fast_paths(doc: jsPDF): void {
     const line_height = (size * doc.getLineHeightFactor()) / k;
     const align = options?.align ?? "left";
     const fill = hex_to_fill(doc.getTextColor());
+    const page_height = page_internal.pageSize.getHeight() * k;
+    let ops = "";
     let baseline = y;
     for (const line of lines) {
       if (line !== "") {
@@ -560,21 +630,60 @@ function install_fast_paths(doc: jsPDF): void {
           : align === "center"
           ? x - width / 2
           : x;
-        draw_text_line(doc, line, { x: left * k, y: baseline * k, fill });
+        if (layout) {
+          draw_text_line(doc, line, { x: left * k, y: baseline * k, fill });
+        } else {
+          // Latin text, written as the items-table cells are: one text
+          // matrix and one hex string of glyph ids per line.
+          ops += `1 0 0 1 ${pdf_number(left * k)} ${
+            pdf_number(page_height - baseline * k)
+          } Tm <${font.encode_hex(line)}> Tj\n`;
+        }
       }
       baseline += line_height;
     }
+    if (ops !== "") {
+      const id = internal.getFont().id;
+      page_internal.write(
+        `BT /${id} ${pdf_number(size)} Tf ${fill}\n${ops}ET`,
+      );
+    }
     return doc;
   }) as typeof doc.text;
-  // Drop the Arabic pre-processing of text output for the same reason.
-  const arabic = (jsPDF.API as unknown as JsPdfPlugin).processArabic;
-  const subscribers = internal.events.getTopics()["preProcessText"] ?? {};
-  for (const [token, [callback]] of Object.entries(subscribers)) {
-    if (callback === arabic) internal.events.unsubscribe(token);
-  }
 }
 
+/** `text()` options our direct path draws exactly: none, or an alignment. */
+function plain_text_options(options: unknown): boolean {
+  if (options === undefined) return true;
+  if (typeof options !== "object" || options === null) return false;
+  for (const [key, value] of Object.entries(options)) {
+    if (
+      key !== "align" ||
+      (value !== undefined && value !== "left" && value !== "right" &&
+        value !== "center")
+    ) return false;
+  }
+  return true;
+}
+
+/** PDF number: at most three decimals, no exponent, no "-0". */
+function pdf_number(value: number): string {
+  const rounded = Math.round(value * 1000) / 1000;
+  return rounded === 0 ? "0" : String(rounded);
+}
+
+const fills_by_color = new Map<string, string>();
+
 function hex_to_fill(color: string): string {
+  let fill = fills_by_color.get(color);
+  if (fill === undefined) {
+    fill = hex_to_fill_uncached(color);
+    fills_by_color.set(color, fill);
+  }
+  return fill;
+}
+
+function hex_to_fill_uncached(color: string): string {
   const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
   if (m === null) return "0 g";
   const part = (h: string): string => {
@@ -688,20 +797,10 @@ function document_glyph_sink(doc: jsPDF): GlyphSink {
         ? INVOICE_FONT_FAMILY
         : prepared.postscript;
       const style = script === undefined ? prepared.style : "normal";
-      const previous = internal.getFont();
       if (script !== undefined) {
         doc.addFont(prepared.postscript, family, "normal", "Identity-H");
       }
-      // jsPDF writes only fonts that its own text() has used: an empty
-      // string marks the font used without drawing anything.
-      doc.setFont(family, style);
       const jsfont = internal.getFont(family, style);
-      mark_font_used(doc);
-      doc.setFont(
-        previous.fontName,
-        (previous as { fontStyle?: string })
-          .fontStyle ?? "normal",
-      );
       const metadata = jsfont.metadata as DocumentFont;
       entry = {
         resource: jsfont.id,
@@ -719,14 +818,6 @@ function document_glyph_sink(doc: jsPDF): GlyphSink {
   };
   glyph_sinks.set(doc, sink);
   return sink;
-}
-
-const original_text_methods = new WeakMap<jsPDF, jsPDF["text"]>();
-
-function mark_font_used(doc: jsPDF): void {
-  const text = original_text_methods.get(doc) ?? doc.text.bind(doc);
-  // An array: jsPDF returns early for "" before noting the font as used.
-  text([""], 0, 0);
 }
 
 /** Throws an error that a font handler met while jsPDF was writing `doc`. */
@@ -749,39 +840,24 @@ function put_document_font(args: PutFontArgs, font: DocumentFont): void {
   }
   const glyphs = Object.keys(font.toUnicode).map(Number).filter((g) => g > 0)
     .sort((a, b) => a - b);
-  const cmap = new Map<number, number>();
-  for (const gid of glyphs) {
-    const value = font.toUnicode[gid];
-    const cp = typeof value === "string" ? value.codePointAt(0) : value;
-    // Only one-character entries: the font program's own cmap is not used
-    // for text extraction (ToUnicode and ActualText are).
-    if (
-      cp !== undefined && cp <= 0xffff &&
-      (typeof value === "number" || value.length === 1)
-    ) cmap.set(cp, gid);
-  }
-  const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
-  // Subset fonts are named with a tag derived from their glyph set (PDF
-  // 32000-1 9.6.4); deterministic, so identical documents stay identical.
-  const name = `${subset_tag(prepared.style, glyphs)}+${prepared.postscript}`;
+  const embedded = embedded_latin_font(font, glyphs);
+  const name = embedded.name;
 
   const file_id = newObject();
-  // Deflated here, straight from bytes, rather than by jsPDF from a string.
-  // Level 1: a quarter of the CPU of the default level (about 0.4 ms less per
-  // invoice, the largest single cost left in a small render) for about 1.3 KB
-  // more per PDF.
   putStream({
-    data: bytes_to_binary_string(deflateSync(program, { level: 1 })),
+    data: embedded.program,
     filters: [],
     alreadyAppliedFilters: ["/FlateDecode"],
-    additionalKeyValues: [{ key: "Length1", value: program.length }],
+    additionalKeyValues: [{ key: "Length1", value: embedded.program_length }],
     objectId: file_id,
   });
   out("endobj");
 
   const cmap_id = newObject();
   putStream({
-    data: to_unicode_cmap(glyphs, font.toUnicode),
+    data: embedded.to_unicode,
+    filters: [],
+    alreadyAppliedFilters: ["/FlateDecode"],
     objectId: cmap_id,
   });
   out("endobj");
@@ -798,7 +874,7 @@ function put_document_font(args: PutFontArgs, font: DocumentFont): void {
     `<</Type/Font/Subtype/CIDFontType2/BaseFont/${name}` +
       `/CIDSystemInfo<</Registry(Adobe)/Ordering(Identity)/Supplement 0>>` +
       `/FontDescriptor ${descriptor_id} 0 R/CIDToGIDMap/Identity` +
-      `/W ${width_array(glyphs, prepared.widths)}>>`,
+      `/W ${embedded.widths}>>`,
   );
   out("endobj");
 
@@ -809,6 +885,90 @@ function put_document_font(args: PutFontArgs, font: DocumentFont): void {
   );
   out("endobj");
   args.font.isAlreadyPutted = true;
+}
+
+/** The parts of an embedded Latin font subset that depend on its glyphs only. */
+interface EmbeddedLatinFont {
+  /** Subset name, e.g. "ABCDEF+NotoSans-Regular". */
+  name: string;
+  /** The deflated font program (binary string) and its inflated length. */
+  program: string;
+  program_length: number;
+  /** The deflated ToUnicode CMap (binary string). */
+  to_unicode: string;
+  /** The `/W` array. */
+  widths: string;
+}
+
+/**
+ * Embedded subsets by font and glyph set (with the text each glyph stands
+ * for), least recently used first. Invoices of one sender repeat their
+ * glyph set, and building a subset (copying the glyphs, deflating the
+ * program) is the largest single cost of a small invoice.
+ */
+const embedded_fonts = new Map<string, EmbeddedLatinFont>();
+let embedded_fonts_bytes = 0;
+/** Bound of {@link embedded_fonts}, per process (render worker). */
+const EMBEDDED_FONT_CACHE_BYTES = 4 * 1024 * 1024;
+
+function embedded_latin_font(
+  font: DocumentFont,
+  glyphs: readonly number[],
+): EmbeddedLatinFont {
+  const prepared = font.prepared;
+  let key = prepared.postscript;
+  for (const gid of glyphs) {
+    const value = font.toUnicode[gid];
+    key += typeof value === "number"
+      ? ` ${gid}:${value}`
+      : ` ${gid}:${JSON.stringify(value)}`;
+  }
+  const known = embedded_fonts.get(key);
+  if (known !== undefined) {
+    embedded_fonts.delete(key);
+    embedded_fonts.set(key, known);
+    return known;
+  }
+  const cmap = new Map<number, number>();
+  for (const gid of glyphs) {
+    const value = font.toUnicode[gid];
+    const cp = typeof value === "string" ? value.codePointAt(0) : value;
+    // Only one-character entries: the font program's own cmap is not used
+    // for text extraction (ToUnicode and ActualText are).
+    if (
+      cp !== undefined && cp <= 0xffff &&
+      (typeof value === "number" || value.length === 1)
+    ) cmap.set(cp, gid);
+  }
+  const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
+  const embedded: EmbeddedLatinFont = {
+    // Subset fonts are named with a tag derived from their glyph set (PDF
+    // 32000-1 9.6.4); deterministic, so identical documents stay identical.
+    name: `${subset_tag(prepared.style, glyphs)}+${prepared.postscript}`,
+    // Deflated here, straight from bytes, rather than by jsPDF from a
+    // string. Level 1: a quarter of the CPU of the default level for about
+    // 1.3 KB more per PDF.
+    program: bytes_to_binary_string(deflateSync(program, { level: 1 })),
+    program_length: program.length,
+    // The default level, as jsPDF's filter (ours) would deflate it.
+    to_unicode: bytes_to_binary_string(
+      deflateSync(
+        binary_string_to_bytes(to_unicode_cmap(glyphs, font.toUnicode)),
+      ),
+    ),
+    widths: width_array(glyphs, prepared.widths),
+  };
+  const bytes = 2 * (key.length + embedded.program.length +
+    embedded.to_unicode.length + embedded.widths.length);
+  embedded_fonts.set(key, embedded);
+  embedded_fonts_bytes += bytes;
+  for (const [old_key, old] of embedded_fonts) {
+    if (embedded_fonts_bytes <= EMBEDDED_FONT_CACHE_BYTES) break;
+    embedded_fonts.delete(old_key);
+    embedded_fonts_bytes -= 2 * (old_key.length + old.program.length +
+      old.to_unicode.length + old.widths.length);
+  }
+  return embedded;
 }
 
 /**

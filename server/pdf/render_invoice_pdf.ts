@@ -41,6 +41,17 @@ import {
   sanitize_text,
 } from "./fonts.ts";
 import { needs_text_layout } from "./text_layout.ts";
+import {
+  type CellStyle,
+  draw_table_row,
+  draw_table_rows,
+  type Padding,
+  rows_height,
+  table_cell,
+  table_context,
+  table_row,
+  type TableRow,
+} from "./direct_table.ts";
 import { type Formats, formats_for } from "./locale_format.ts";
 import {
   fill,
@@ -211,8 +222,6 @@ export function render_invoice_pdf(
     unit: "pt",
     format: "a4",
     compress: true,
-    // Otherwise jsPDF writes all 14 standard fonts, which we never use.
-    putOnlyUsedFonts: true,
   }, {
     locale: input.locale,
     context: () => JSON.stringify(input),
@@ -271,6 +280,49 @@ function base_styles(overrides: Partial<Styles>): Partial<Styles> {
     cellPadding: 0,
     ...overrides,
   };
+}
+
+/** Padding with the sides not given at 0, as autotable reads it. */
+function padding(sides: Partial<Padding>): Padding {
+  return { top: 0, right: 0, bottom: 0, left: 0, ...sides };
+}
+
+/** A table cell style: regular, body size, ink, left-aligned, no padding. */
+function cell_style(overrides: Partial<CellStyle>): CellStyle {
+  return {
+    bold: false,
+    size: SIZE_BODY,
+    color: INK,
+    right: false,
+    padding: padding({}),
+    ...overrides,
+  };
+}
+
+/** Header facts without a locale: labels and values (see `draw_header`). */
+const FACT_LABEL = cell_style({
+  size: SIZE_LABEL,
+  color: MUTED,
+  padding: padding({ top: 1.5 + (SIZE_BODY - SIZE_LABEL) * 0.85, bottom: 1.5 }),
+});
+const FACT_VALUE = cell_style({ padding: padding({ top: 1.5, bottom: 1.5 }) });
+
+/** Party blocks: heading, name, lines (see `draw_parties`). */
+const PARTY_HEAD = cell_style({
+  size: SIZE_LABEL,
+  color: MUTED,
+  padding: padding({ bottom: 5, right: 20 }),
+});
+const PARTY_NAME = cell_style({
+  bold: true,
+  size: SIZE_NAME,
+  padding: padding({ bottom: 3, right: 20 }),
+});
+const PARTY_LINES = cell_style({ padding: padding({ right: 20 }) });
+
+/** Whether content `height` tall starting at `top` ends above the bottom margin. */
+function fits_on_page(doc: jsPDF, top: number, height: number): boolean {
+  return top + height <= doc.internal.pageSize.getHeight() - MARGIN_BOTTOM;
 }
 
 const PAGE_MARGIN = {
@@ -401,6 +453,24 @@ function draw_header(layout: Layout): number {
     return Math.max(end, right_end);
   }
   const label_width = 78;
+  const facts_top = title_baseline + 22;
+  const context = table_context(doc);
+  const fact_rows = facts.map(([name, value]) =>
+    table_row([
+      table_cell(context, name, { width: label_width, style: FACT_LABEL }),
+      table_cell(context, value, {
+        width: width * 0.55 - label_width,
+        style: FACT_VALUE,
+      }),
+    ])
+  );
+  if (fits_on_page(doc, facts_top, rows_height(fact_rows))) {
+    const end = draw_table_rows(context, fact_rows, {
+      left: MARGIN_X,
+      top: facts_top,
+    });
+    return Math.max(end, right_end);
+  }
   autoTable(doc, {
     theme: "plain",
     startY: title_baseline + 22,
@@ -573,6 +643,28 @@ function draw_parties(layout: Layout, start_y: number): number {
   const { doc, invoice, labels } = layout;
   const width = layout.width;
   const column = width / 2;
+  const context = table_context(doc);
+  const cells = (texts: string[], style: CellStyle): TableRow =>
+    table_row(
+      texts.map((text) => table_cell(context, text, { width: column, style })),
+    );
+  const party_rows = [
+    cells([labels.from, labels.bill_to], PARTY_HEAD),
+    cells(
+      [single_line(invoice.sender.name), single_line(invoice.bill_to.name)],
+      PARTY_NAME,
+    ),
+    cells([
+      party_lines(layout, invoice.sender).join("\n"),
+      party_lines(layout, invoice.bill_to).join("\n"),
+    ], PARTY_LINES),
+  ];
+  if (fits_on_page(doc, start_y, rows_height(party_rows))) {
+    return draw_table_rows(context, party_rows, {
+      left: layout.x(0, width),
+      top: start_y,
+    });
+  }
   autoTable(doc, {
     theme: "plain",
     startY: start_y,
@@ -887,6 +979,15 @@ function draw_items(layout: Layout, start_y: number): number {
     return { content: column.header, styles: { halign: "right" } };
   });
 
+  const direct = draw_items_directly(layout, {
+    start_y,
+    columns,
+    rows,
+    totals,
+    widths,
+  });
+  if (direct !== undefined) return direct;
+
   autoTable(doc, {
     theme: "plain",
     startY: start_y,
@@ -926,6 +1027,193 @@ function draw_items(layout: Layout, start_y: number): number {
     foot,
   });
   return last_table_end(doc);
+}
+
+const ITEM_PAD = padding({
+  top: CELL_PAD_Y,
+  bottom: CELL_PAD_Y,
+  left: CELL_PAD_X,
+  right: CELL_PAD_X,
+});
+const ITEM_HEAD = cell_style({
+  size: SIZE_LABEL,
+  color: MUTED,
+  padding: { ...ITEM_PAD, top: 0, bottom: 6 },
+  rule_bottom: [0.75, RULE_STRONG],
+});
+const ITEM_BODY = cell_style({ padding: ITEM_PAD });
+const TIGHT_PAD = { ...ITEM_PAD, top: 2, bottom: 2 };
+const SUBTOTAL_RULE = [0.5, RULE] as const;
+const TOTAL_RULE = [0.75, RULE_STRONG] as const;
+/** Footer cells by row kind: [empty first cell, label, value]. */
+const TOTAL_STYLES: Record<
+  TotalRow["kind"],
+  [CellStyle, CellStyle, CellStyle]
+> = {
+  first: [
+    ITEM_BODY,
+    cell_style({
+      right: true,
+      color: MUTED,
+      padding: ITEM_PAD,
+      rule_top: SUBTOTAL_RULE,
+    }),
+    cell_style({
+      right: true,
+      padding: { ...ITEM_PAD, right: 0 },
+      rule_top: SUBTOTAL_RULE,
+    }),
+  ],
+  strong: [
+    ITEM_BODY,
+    cell_style({
+      right: true,
+      bold: true,
+      size: SIZE_TOTAL,
+      padding: ITEM_PAD,
+      rule_top: TOTAL_RULE,
+    }),
+    cell_style({
+      right: true,
+      bold: true,
+      size: SIZE_TOTAL,
+      padding: { ...ITEM_PAD, right: 0 },
+      rule_top: TOTAL_RULE,
+    }),
+  ],
+  plain: [
+    cell_style({ padding: TIGHT_PAD }),
+    cell_style({ right: true, color: MUTED, padding: TIGHT_PAD }),
+    cell_style({ right: true, padding: { ...TIGHT_PAD, right: 0 } }),
+  ],
+};
+
+/**
+ * The items table drawn directly (see `direct_table.ts`), laid out as the
+ * autotable call of {@link draw_items} lays it out: the header on every
+ * page, a row that does not fit moved whole to the next page, the last row
+ * moved together with the totals. Returns `undefined` when a row is taller
+ * than a page (autotable splits it; the caller falls back to it).
+ */
+function draw_items_directly(
+  layout: Layout,
+  { start_y, columns, rows, totals, widths }: {
+    start_y: number;
+    columns: ItemColumn[];
+    rows: string[][];
+    totals: TotalRow[];
+    widths: number[];
+  },
+): number | undefined {
+  const { doc } = layout;
+  const context = table_context(doc);
+  const count = columns.length;
+  const width = layout.width;
+  let fixed = 0;
+  for (const w of widths) fixed += w;
+  const all_widths = [width - fixed, ...widths];
+  const last = count - 1;
+  const head = table_row(
+    columns.map((column, i) =>
+      table_cell(context, column.header, {
+        width: all_widths[i],
+        style: i === 0
+          ? ITEM_HEAD_FIRST
+          : i === last
+          ? ITEM_HEAD_LAST
+          : ITEM_HEAD_RIGHT,
+      })
+    ),
+  );
+  const body_styles = all_widths.map((_, i) =>
+    i === 0 ? ITEM_BODY_FIRST : i === last ? ITEM_BODY_LAST : ITEM_BODY_RIGHT
+  );
+  const body = rows.map((row) =>
+    table_row(
+      row.map((text, i) =>
+        table_cell(context, text, {
+          width: all_widths[i],
+          style: body_styles[i],
+        })
+      ),
+    )
+  );
+  let label_width = 0;
+  for (let i = 1; i < last; i++) label_width += all_widths[i];
+  const foot = totals.map((total) => {
+    const [empty, label_style, value_style] = TOTAL_STYLES[total.kind];
+    return table_row([
+      table_cell(context, "", { width: all_widths[0], style: empty }),
+      table_cell(context, total.label, {
+        width: label_width,
+        style: label_style,
+      }),
+      table_cell(context, total.value, {
+        width: all_widths[last],
+        style: value_style,
+      }),
+    ]);
+  });
+  const page_height = context.page_height;
+  const foot_height = rows_height(foot);
+  const tallest = page_height - MARGIN_TOP - MARGIN_BOTTOM - head.height -
+    foot_height;
+  if (body.some((row) => row.height > tallest)) return undefined;
+
+  const left = layout.x(0, width);
+  const check_pages = (): void => {
+    // Backstop of the estimate checked before rendering.
+    const pages = doc.getNumberOfPages();
+    if (pages > MAX_PAGES) throw new PageLimitError(pages);
+  };
+  const new_page = (): number => {
+    check_pages();
+    doc.addPage();
+    return draw_table_row(context, head, { left, top: MARGIN_TOP });
+  };
+  let y = start_y;
+  y = y + MARGIN_BOTTOM + head.height + foot_height > page_height
+    ? new_page()
+    : draw_table_row(context, head, { left, top: y });
+  const rule = `q ${RULE_STROKE} 0.5 w ${num(left)} `;
+  const rule_end = ` m ${num(left + width)} `;
+  body.forEach((row, index) => {
+    const reserved = index === body.length - 1 ? foot_height : 0;
+    if (row.height > page_height - y - MARGIN_BOTTOM - reserved) {
+      y = new_page();
+    }
+    const rule_y = num(page_height - (y + row.height));
+    write_ops(doc, `${rule}${rule_y}${rule_end}${rule_y} l S Q`);
+    y = draw_table_row(context, row, { left, top: y });
+  });
+  y = draw_table_rows(context, foot, { left, top: y });
+  check_pages();
+  return y;
+}
+
+const ITEM_HEAD_FIRST: CellStyle = {
+  ...ITEM_HEAD,
+  padding: { ...ITEM_HEAD.padding, left: 0 },
+};
+const ITEM_HEAD_LAST: CellStyle = {
+  ...ITEM_HEAD,
+  right: true,
+  padding: { ...ITEM_HEAD.padding, right: 0 },
+};
+const ITEM_HEAD_RIGHT: CellStyle = { ...ITEM_HEAD, right: true };
+const ITEM_BODY_FIRST: CellStyle = {
+  ...ITEM_BODY,
+  padding: { ...ITEM_PAD, left: 0 },
+};
+const ITEM_BODY_RIGHT: CellStyle = { ...ITEM_BODY, right: true };
+const ITEM_BODY_LAST: CellStyle = {
+  ...ITEM_BODY,
+  right: true,
+  padding: { ...ITEM_PAD, right: 0 },
+};
+
+function write_ops(doc: jsPDF, ops: string): void {
+  (doc.internal as unknown as { write(ops: string): void }).write(ops);
 }
 
 /** A tax category other than S as words, or "" for S. */
@@ -1413,14 +1701,14 @@ function extra_fields(
   value: object,
   known: ReadonlySet<string>,
 ): Record<string, unknown> | null {
-  const extra: Record<string, unknown> = {};
-  let any = false;
-  for (const [key, v] of Object.entries(value)) {
-    if (known.has(key) || v === undefined) continue;
-    extra[key] = v;
-    any = true;
+  let extra: Record<string, unknown> | null = null;
+  for (const key in value) {
+    if (known.has(key)) continue;
+    const v = (value as Record<string, unknown>)[key];
+    if (v === undefined) continue;
+    (extra ??= {})[key] = v;
   }
-  return any ? extra : null;
+  return extra;
 }
 
 /** `address_lines` is hashed through the address slot above. */

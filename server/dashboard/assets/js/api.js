@@ -11,12 +11,14 @@ export class ApiFailure extends Error {
    * @param {string} code the service's error code, e.g. "invalid_request"
    * @param {string} message what is wrong
    * @param {{path: string, message: string}[]} details per-field problems
+   * @param {number} [retry_after] seconds to wait (the Retry-After header)
    */
-  constructor(status, code, message, details) {
+  constructor(status, code, message, details, retry_after) {
     super(message);
     this.status = status;
     this.code = code;
     this.details = details;
+    this.retry_after = retry_after;
   }
 }
 
@@ -45,6 +47,7 @@ export async function read_answer(response) {
     : typeof error?.code === "string"
     ? error.code
     : "internal";
+  const retry_after = response.headers.get("retry-after");
   const details = Array.isArray(data?.details)
     ? data.details
     : Array.isArray(error?.details)
@@ -57,6 +60,7 @@ export async function read_answer(response) {
       ? error.message
       : `The request failed (HTTP ${response.status})`,
     details,
+    /^\d+$/.test(retry_after ?? "") ? Number(retry_after) : undefined,
   );
 }
 

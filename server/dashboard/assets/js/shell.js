@@ -2,6 +2,24 @@
 import { ApiFailure, load_session, mutate } from "/assets/js/api.js";
 import { find, toast } from "/assets/js/ui.js";
 
+/** localStorage keys of the Try it page's drafts start with this (then the account id). */
+export const DRAFT_PREFIX = "ink.try.draft.";
+
+/** Set once the account signs out: pages must not keep drafts after that. */
+export let signed_out = false;
+
+/** Forgets every Try it draft kept in this browser (they may hold customer data). */
+export function forget_drafts() {
+  signed_out = true;
+  try {
+    for (const key of Object.keys(localStorage)) {
+      if (key.startsWith(DRAFT_PREFIX)) localStorage.removeItem(key);
+    }
+  } catch {
+    // Storage disabled: nothing was kept.
+  }
+}
+
 /** Sends the browser to the sign-in page, coming back here afterwards. */
 export function go_to_sign_in() {
   location.replace(
@@ -20,6 +38,7 @@ export async function start_shell() {
   button.addEventListener("click", async () => {
     try {
       await mutate("auth.sign_out");
+      forget_drafts();
       location.assign("/signin");
     } catch (error) {
       toast(error instanceof ApiFailure ? error.message : "Sign-out failed");

@@ -1,21 +1,32 @@
 // The Try it page: edit invoice JSON, render it as a free session preview
 // (invoice.preview) or with one of the account's keys (POST /generate), and
-// show the PDF in the page. Validation errors are listed with their paths;
-// clicking a path selects that spot in the JSON.
+// show the PDF in the page. Each kind of refusal is shown as what it is:
+// JSON syntax (line and column, caret put there), invoice fields (listed
+// with their paths and highlighted in the editor; clicking a path selects
+// it), key problems (link to the keys page), plan problems (links to the
+// Usage page and the upgrade request) and rate limits (when to retry). The
+// editor's text is kept as a draft in localStorage, per account.
 import {
   ApiFailure,
-  mutate,
   query,
   read_answer,
   request,
+  write_headers,
 } from "/assets/js/api.js";
-import { handle_signed_out, start_shell } from "/assets/js/shell.js";
+import {
+  DRAFT_PREFIX,
+  handle_signed_out,
+  signed_out,
+  start_shell,
+} from "/assets/js/shell.js";
 import { find, set_busy } from "/assets/js/ui.js";
 
 const editor = /** @type {HTMLTextAreaElement} */ (find("[data-editor]"));
 const errors = find("[data-errors]");
 const errors_title = find("[data-errors-title]");
 const errors_list = find("[data-errors-list]");
+const errors_actions = find("[data-errors-actions]");
+const marks = find("[data-editor-marks]");
 const key_field = find("[data-key-field]");
 const key_input = /** @type {HTMLInputElement} */ (find("[data-api-key]"));
 const key_hint = find("[data-key-hint]");
@@ -98,15 +109,166 @@ function example_invoice() {
   };
 }
 
+/** Where this account's draft is kept (cleared on sign-out and by Reset). */
+let draft_key = "";
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let draft_timer;
+/** The text changed since it was last saved. */
+let draft_dirty = false;
+
+function save_draft() {
+  clearTimeout(draft_timer);
+  if (!draft_key || !draft_dirty || signed_out) return;
+  draft_dirty = false;
+  try {
+    localStorage.setItem(draft_key, editor.value);
+  } catch {
+    // Storage full or disabled: the draft is simply not kept.
+  }
+}
+
 function reset_example() {
   editor.value = JSON.stringify(example_invoice(), null, 2);
   clear_errors();
+  draft_dirty = false;
+  clearTimeout(draft_timer);
+  if (draft_key) localStorage.removeItem(draft_key);
 }
 
 function clear_errors() {
   errors.hidden = true;
+  errors.dataset.kind = "";
   errors_list.replaceChildren();
+  errors_actions.replaceChildren();
+  errors_actions.hidden = true;
   editor.removeAttribute("aria-invalid");
+  key_input.removeAttribute("aria-invalid");
+  clear_marks();
+  clearInterval(retry_timer);
+}
+
+/** Removes the highlights behind the editor. */
+function clear_marks() {
+  marks.replaceChildren();
+}
+
+/**
+ * Highlights spans of the editor's text (drawn behind the transparent
+ * textarea, in the same font, so they line up with the characters).
+ * @param {{start: number, end: number}[]} spans
+ */
+function show_marks(spans) {
+  const text = editor.value;
+  const sorted = spans.filter((span) => span.end > span.start)
+    .sort((a, b) => a.start - b.start);
+  /** @type {(string | HTMLElement)[]} */
+  const parts = [];
+  let at = 0;
+  for (const span of sorted) {
+    if (span.start < at) continue; // overlapping: the first one wins
+    parts.push(text.slice(at, span.start));
+    const mark = document.createElement("mark");
+    mark.textContent = text.slice(span.start, span.end);
+    parts.push(mark);
+    at = span.end;
+  }
+  // A trailing newline keeps the last line's height equal to the textarea's.
+  parts.push(text.slice(at) + "\n");
+  marks.replaceChildren(...parts);
+  sync_marks();
+}
+
+function sync_marks() {
+  marks.scrollTop = editor.scrollTop;
+  marks.scrollLeft = editor.scrollLeft;
+}
+
+/**
+ * 1-based line and column of an offset in the editor's text.
+ * @param {string} text
+ * @param {number} offset
+ */
+function line_column(text, offset) {
+  const before = text.slice(0, offset).split("\n");
+  return { line: before.length, column: before[before.length - 1].length + 1 };
+}
+
+/**
+ * The span of the line holding `offset` (without its newline).
+ * @param {string} text
+ * @param {number} offset
+ */
+function line_span(text, offset) {
+  const start = text.lastIndexOf("\n", offset - 1) + 1;
+  const newline = text.indexOf("\n", offset);
+  return { start, end: newline === -1 ? text.length : newline };
+}
+
+/**
+ * Where JSON.parse stopped, as an offset: browsers say "position N",
+ * "line L column C", or (at the end) "unexpected end".
+ * @param {string} text
+ * @param {string} message
+ * @returns {number}
+ */
+function syntax_error_offset(text, message) {
+  const line_col = /line (\d+) column (\d+)/i.exec(message);
+  if (line_col) {
+    const lines = text.split("\n");
+    const line = Math.min(Number(line_col[1]), lines.length);
+    let offset = 0;
+    for (let i = 0; i < line - 1; i++) offset += lines[i].length + 1;
+    return Math.min(text.length, offset + Number(line_col[2]) - 1);
+  }
+  const position = /position (\d+)/i.exec(message);
+  if (position) return Math.min(text.length, Number(position[1]));
+  return text.length;
+}
+
+/**
+ * Puts the caret (or a selection) at `span`, scrolled into view.
+ * @param {{start: number, end: number}} span
+ */
+function place_caret(span) {
+  editor.focus();
+  editor.setSelectionRange(span.start, span.end);
+  // Scroll the selection into view: put the caret's line near the top.
+  const line = line_column(editor.value, span.start).line - 1;
+  const line_height = parseFloat(getComputedStyle(editor).lineHeight) || 20;
+  editor.scrollTop = Math.max(0, (line - 3) * line_height);
+  sync_marks();
+}
+
+/**
+ * Checks the editor's JSON; on a syntax error shows where (line and
+ * column), highlights that line and puts the caret there.
+ * @returns {boolean} whether the JSON parses
+ */
+function check_syntax() {
+  const text = editor.value;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const offset = syntax_error_offset(text, message);
+    const { line, column } = line_column(text, offset);
+    // The browser's words, without its own position (shown as line/column).
+    const reason = message.replace(/\s*(in JSON )?at position \d+.*$/s, "")
+      .replace(/^JSON\.parse: /, "")
+      .replace(/ at line \d+ column \d+ of the JSON data$/, "");
+    show_errors(
+      "json",
+      `The JSON is not valid: line ${line}, column ${column}`,
+      [{
+        path: "",
+        message: reason || "Unexpected text",
+      }],
+    );
+    show_marks([line_span(text, offset)]);
+    place_caret({ start: offset, end: offset });
+    return false;
+  }
 }
 
 /**
@@ -128,7 +290,7 @@ function parse_path(path) {
  * parent that exists (a missing field points at its object).
  * @param {string} text
  * @param {(string | number)[]} segments
- * @returns {{start: number, end: number}}
+ * @returns {{start: number, end: number, exact?: boolean}}
  */
 function locate(text, segments) {
   let i = 0;
@@ -140,12 +302,12 @@ function locate(text, segments) {
     while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
     i++;
   };
-  /** @returns {{start: number, end: number}} */
+  /** @returns {{start: number, end: number, exact?: boolean}} */
   const value = (/** @type {number} */ depth) => {
     space();
     const start = i;
     const wanted = depth < segments.length ? segments[depth] : undefined;
-    /** @type {{start: number, end: number} | undefined} */
+    /** @type {{start: number, end: number, exact?: boolean} | undefined} */
     let found;
     if (text[i] === "{") {
       i++;
@@ -185,36 +347,58 @@ function locate(text, segments) {
     } else {
       while (i < text.length && /[^\s,\]}]/.test(text[i])) i++;
     }
-    return found ?? { start, end: i };
+    return found ?? { start, end: i, exact: depth >= segments.length };
   };
   return value(0);
+}
+
+/**
+ * The span to highlight for a field path: its value, or for a missing
+ * field the first line of the object that should hold it.
+ * @param {string} text
+ * @param {string} path
+ */
+function path_span(text, path) {
+  if (path === "(body)" || path === "") return line_span(text, 0);
+  const span = locate(text, parse_path(path));
+  return span.exact ? span : line_span(text, span.start);
 }
 
 /** @param {string} path */
 function select_path(path) {
   try {
-    const text = editor.value;
-    JSON.parse(text);
-    const span = path === "(body)"
-      ? { start: 0, end: 0 }
-      : locate(text, parse_path(path));
-    editor.focus();
-    editor.setSelectionRange(span.start, span.end);
-    // Scroll the selection into view: put the caret's line near the top.
-    const line = text.slice(0, span.start).split("\n").length - 1;
-    const line_height = parseFloat(getComputedStyle(editor).lineHeight) || 20;
-    editor.scrollTop = Math.max(0, (line - 3) * line_height);
+    JSON.parse(editor.value);
+    place_caret(path_span(editor.value, path));
   } catch {
     editor.focus();
   }
 }
 
 /**
+ * @typedef {"json" | "fields" | "key" | "plan" | "rate" | "other"} ErrorKind
+ * json: the text is not JSON; fields: 400 with per-field paths; key:
+ * unknown or revoked key; plan: month used up or subscription inactive;
+ * rate: 429; other: anything else.
+ */
+
+/**
+ * Shows a problem: its kind (for styling and tests), a title, per-field
+ * details (paths select the spot in the JSON) and links to act on it.
+ * @param {ErrorKind} kind
  * @param {string} title
  * @param {{path: string, message: string}[]} details
+ * @param {{href: string, label: string, primary?: boolean}[]} [links]
  */
-function show_errors(title, details) {
+function show_errors(kind, title, details, links = []) {
+  errors.dataset.kind = kind;
   errors_title.textContent = title;
+  const text = editor.value;
+  let parses = true;
+  try {
+    JSON.parse(text);
+  } catch {
+    parses = false;
+  }
   errors_list.replaceChildren(
     ...details.map((detail) => {
       const item = document.createElement("li");
@@ -226,6 +410,14 @@ function show_errors(title, details) {
         path.title = "Show in the JSON";
         path.addEventListener("click", () => select_path(detail.path));
         item.append(path);
+        if (parses) {
+          const where = document.createElement("span");
+          where.className = "error-line";
+          where.textContent = `line ${
+            line_column(text, path_span(text, detail.path).start).line
+          }`;
+          item.append(where);
+        }
       }
       const message = document.createElement("span");
       message.textContent = detail.message;
@@ -233,8 +425,119 @@ function show_errors(title, details) {
       return item;
     }),
   );
+  errors_actions.replaceChildren(
+    ...links.map((link) => {
+      const anchor = document.createElement("a");
+      anchor.className = `button button-small ${
+        link.primary ? "button-primary" : "button-secondary"
+      }`;
+      anchor.href = link.href;
+      anchor.textContent = link.label;
+      return anchor;
+    }),
+  );
+  errors_actions.hidden = links.length === 0;
   errors.hidden = false;
-  editor.setAttribute("aria-invalid", "true");
+  if (kind === "json" || kind === "fields") {
+    editor.setAttribute("aria-invalid", "true");
+  }
+  if (kind === "fields" && parses) {
+    show_marks(
+      details.filter((detail) => detail.path).map((detail) =>
+        path_span(text, detail.path)
+      ),
+    );
+  }
+}
+
+/** @type {ReturnType<typeof setInterval> | undefined} */
+let retry_timer;
+
+/**
+ * A 429: says when to try again, counting down to it.
+ * @param {ApiFailure} error
+ */
+function show_rate_limited(error) {
+  const seconds = error.retry_after ?? 60;
+  const until = Date.now() + seconds * 1000;
+  const at = new Intl.DateTimeFormat(undefined, {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).format(new Date(until));
+  show_errors("rate", "Too many requests for now", [{
+    path: "",
+    message: error.message,
+  }]);
+  const line = document.createElement("li");
+  line.dataset.retry = "";
+  errors_list.append(line);
+  const tick = () => {
+    const left = Math.ceil((until - Date.now()) / 1000);
+    if (left <= 0) {
+      clearInterval(retry_timer);
+      line.textContent = "You can try again now.";
+      return;
+    }
+    line.textContent = `Try again in ${left} second${
+      left === 1 ? "" : "s"
+    } (at ${at}). Nothing was counted.`;
+  };
+  clearInterval(retry_timer);
+  tick();
+  retry_timer = setInterval(tick, 1000);
+}
+
+/**
+ * Shows a refused render as the kind of problem it is.
+ * @param {ApiFailure} error
+ * @param {boolean} with_key
+ */
+function show_failure(error, with_key) {
+  const keys_link = { href: "/dashboard/keys", label: "Go to API keys" };
+  const usage_link = { href: "/dashboard/usage", label: "See usage & plan" };
+  const upgrade_link = {
+    href: "/dashboard/usage#upgrade",
+    label: "Ask for an upgrade",
+    primary: true,
+  };
+  if (error.status === 400 && error.details.length > 0) {
+    show_errors(
+      "fields",
+      `${error.details.length} problem${
+        error.details.length === 1 ? "" : "s"
+      } with the invoice`,
+      error.details,
+    );
+  } else if (with_key && error.code === "unauthorized") {
+    key_input.setAttribute("aria-invalid", "true");
+    show_errors("key", "This API key is not known", [{
+      path: "",
+      message:
+        `${error.message}. Check that you pasted the whole key; full keys are shown only once, ` +
+        "when generated, so generate a new one on the API keys page if it is lost.",
+    }], [keys_link]);
+  } else if (error.code === "key_revoked") {
+    key_input.setAttribute("aria-invalid", "true");
+    show_errors("key", "This API key was revoked", [{
+      path: "",
+      message: error.message,
+    }], [keys_link]);
+  } else if (error.code === "quota_exceeded") {
+    show_errors("plan", "This month's invoices are used up", [{
+      path: "",
+      message: error.message,
+    }], [usage_link, upgrade_link]);
+  } else if (error.code === "subscription_inactive") {
+    show_errors("plan", "The subscription is inactive", [{
+      path: "",
+      message: error.message,
+    }], [usage_link, upgrade_link]);
+  } else if (error.status === 429) {
+    show_rate_limited(error);
+  } else {
+    show_errors("other", error.message, []);
+  }
 }
 
 /** @type {string | undefined} */
@@ -288,16 +591,10 @@ async function render() {
   clear_errors();
   // Whatever is shown no longer matches the JSON until this render succeeds.
   if (pdf_url) preview.classList.add("is-stale");
-  let invoice;
-  try {
-    invoice = JSON.parse(editor.value);
-  } catch (error) {
-    show_errors("The JSON is not valid", [{
-      path: "",
-      message: error instanceof Error ? error.message : String(error),
-    }]);
-    return;
-  }
+  if (!check_syntax()) return;
+  // The text goes as typed, so the server sees what /generate would
+  // (duplicate keys, for one, are refused with their path).
+  const body = editor.value;
   const with_key = mode() === "key";
   const key = key_input.value.trim();
   if (with_key && !key) {
@@ -317,20 +614,36 @@ async function render() {
           Authorization: `Bearer ${key}`,
           "Content-Type": "application/json",
         },
-        body: JSON.stringify(invoice),
+        body,
       });
       if (!response.ok) await read_answer(response);
       const remaining = response.headers.get("x-quota-remaining");
       const limit = response.headers.get("x-quota-limit");
+      const left = remaining !== null
+        ? `${remaining} of ${limit} left this month`
+        : "";
       show_pdf(
         await response.blob(),
         file_name_of(response),
-        remaining !== null
-          ? `counted: ${remaining} of ${limit} left this month`
+        response.headers.get("idempotent-replayed") === "true"
+          ? `not counted: the same invoice was already generated this month, so it was served again for free${
+            left ? ` (${left})` : ""
+          }`
+          : left
+          ? `counted: ${left}`
           : "counted against your plan",
       );
     } else {
-      const result = await mutate("invoice.preview", invoice);
+      const response = await request("/trpc/invoice.preview", {
+        method: "POST",
+        headers: {
+          Accept: "application/json",
+          "Content-Type": "application/json",
+          ...await write_headers(),
+        },
+        body,
+      });
+      const result = await read_answer(response);
       show_pdf(
         new Blob([decode_base64(result.pdf_base64)], {
           type: "application/pdf",
@@ -345,16 +658,7 @@ async function render() {
   } catch (error) {
     if (!(error instanceof ApiFailure)) throw error;
     if (!with_key && handle_signed_out(error)) return;
-    if (error.details.length > 0) {
-      show_errors(
-        `${error.details.length} problem${
-          error.details.length === 1 ? "" : "s"
-        } with the invoice`,
-        error.details,
-      );
-    } else {
-      show_errors(error.message, []);
-    }
+    show_failure(error, with_key);
   } finally {
     set_busy(render_button, null);
   }
@@ -399,26 +703,42 @@ for (const radio of document.querySelectorAll("input[name=mode]")) {
   });
 }
 key_input.addEventListener("input", describe_key);
-editor.addEventListener("input", () => editor.removeAttribute("aria-invalid"));
+editor.addEventListener("input", () => {
+  editor.removeAttribute("aria-invalid");
+  // Highlights no longer match the text once it changes.
+  clear_marks();
+  draft_dirty = true;
+  clearTimeout(draft_timer);
+  draft_timer = setTimeout(save_draft, 300);
+});
+editor.addEventListener("scroll", sync_marks);
+addEventListener("pagehide", save_draft);
 editor.addEventListener("keydown", (event) => {
   if ((event.ctrlKey || event.metaKey) && event.key === "Enter") render();
 });
 render_button.addEventListener("click", render);
 find("[data-reset]").addEventListener("click", reset_example);
 find("[data-format]").addEventListener("click", () => {
-  try {
-    editor.value = JSON.stringify(JSON.parse(editor.value), null, 2);
-    clear_errors();
-  } catch (error) {
-    show_errors("The JSON is not valid", [{
-      path: "",
-      message: error instanceof Error ? error.message : String(error),
-    }]);
-  }
+  clear_errors();
+  if (!check_syntax()) return;
+  editor.value = JSON.stringify(JSON.parse(editor.value), null, 2);
+  draft_dirty = true;
+  save_draft();
 });
 
+// The example at once; the account's draft, if any, once the session says
+// whose it is (unless the user started typing meanwhile).
 reset_example();
-await start_shell();
+const session = await start_shell();
+draft_key = `${DRAFT_PREFIX}${session.account.id}`;
+const draft = localStorage.getItem(draft_key);
+if (draft_dirty) {
+  save_draft();
+} else if (draft !== null && draft.trim() !== "") {
+  editor.value = draft;
+  find("[data-draft-note]").textContent =
+    "Your draft from last time, kept in this browser. Reset example starts over.";
+}
 try {
   account_keys = (await query("account.list_keys")).keys;
 } catch (error) {

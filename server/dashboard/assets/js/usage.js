@@ -1,8 +1,11 @@
 // The Usage page: plan, this month's count against the limit, reset date,
-// and a per-day chart (counts only).
+// a per-day chart (counts only; an empty state before the first invoice; the
+// values listed when the bars are too narrow to carry them, as on phones),
+// and the month's use per API key, revoked keys included.
 import { ApiFailure, query } from "/assets/js/api.js";
 import { start_billing } from "/assets/js/billing.js";
 import { handle_signed_out, start_shell } from "/assets/js/shell.js";
+import { start_upgrade } from "/assets/js/upgrade.js";
 import { find, show_error } from "/assets/js/ui.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -49,10 +52,41 @@ function nice_max(value) {
   return 10 * power;
 }
 
+const day_label = new Intl.DateTimeFormat(undefined, {
+  month: "short",
+  day: "numeric",
+  timeZone: "UTC",
+});
+
+/**
+ * Lists the days with invoices as text, for widths where the bars are too
+ * narrow to carry their values (and for screen readers, always).
+ * @param {HTMLElement} list
+ * @param {{day: string, count: number}[]} daily
+ * @param {boolean} visible
+ */
+function list_values(list, daily, visible) {
+  const used = daily.filter((entry) => entry.count > 0);
+  list.replaceChildren(
+    ...used.map((entry) => {
+      const item = document.createElement("li");
+      const day = document.createElement("span");
+      day.textContent = day_label.format(new Date(`${entry.day}T00:00:00Z`));
+      const count = document.createElement("strong");
+      count.textContent = number.format(entry.count);
+      item.append(day, " ", count);
+      return item;
+    }),
+  );
+  list.classList.toggle("visually-hidden", !visible);
+  list.hidden = used.length === 0;
+}
+
 /**
  * Draws one bar per day of the month, sized to the chart's width.
  * @param {HTMLElement} container
  * @param {{month: string, daily: {day: string, count: number}[]}} usage
+ * @returns {boolean} whether the bars carry their values
  */
 function draw_chart(container, usage) {
   const [year, month] = usage.month.split("-").map(Number);
@@ -144,6 +178,55 @@ function draw_chart(container, usage) {
     }
   });
   container.replaceChildren(chart);
+  return slot >= 14;
+}
+
+/**
+ * The month's use per key: most used first, revoked keys marked.
+ * @param {{id: string, name: string, prefix: string, mode: string, status: string, count: number}[]} keys
+ */
+function show_by_key(keys) {
+  find("[data-by-key-empty]").hidden = keys.length > 0;
+  find("[data-by-key-wrap]").hidden = keys.length === 0;
+  find("[data-by-key]").replaceChildren(
+    ...keys.map((key) => {
+      const row = document.createElement("tr");
+      row.dataset.keyId = key.id;
+      row.classList.toggle("is-revoked", key.status === "revoked");
+      const name = document.createElement("td");
+      const label = document.createElement("span");
+      label.className = "key-name";
+      label.textContent = key.name;
+      name.append(label);
+      if (key.mode === "test") {
+        const test = document.createElement("span");
+        test.className = "badge badge-test";
+        test.textContent = "Test";
+        name.append(" ", test);
+      }
+      const prefix = document.createElement("td");
+      prefix.className = "col-prefix";
+      const code = document.createElement("code");
+      code.className = "key-prefix";
+      code.textContent = `${key.prefix}…`;
+      prefix.append(code);
+      const status = document.createElement("td");
+      const badge = document.createElement("span");
+      badge.className = `badge badge-${key.status}`;
+      badge.textContent = key.status === "revoked" ? "Revoked" : "Active";
+      status.append(badge);
+      const count = document.createElement("td");
+      count.className = "num";
+      count.dataset.cell = "count";
+      count.textContent = `${number.format(key.count)} ${
+        key.mode === "test"
+          ? `test call${key.count === 1 ? "" : "s"}`
+          : `invoice${key.count === 1 ? "" : "s"}`
+      }`;
+      row.append(name, prefix, status, count);
+      return row;
+    }),
+  );
 }
 
 const session = await start_shell();
@@ -164,10 +247,20 @@ if (card instanceof HTMLElement) {
     } invoices`;
 }
 if (session.account.subscription_status !== "active") {
+  // Say how to reactivate: by paying (billing on) or through the operator.
+  const larger = card instanceof HTMLElement && card.nextElementSibling;
+  const how = !document.querySelector("[data-upgrade-form]")
+    ? "choose a plan below to subscribe again."
+    : document.querySelector("[data-upgrade-link]")
+    ? "the operator reactivates it: write to the address below."
+    : larger
+    ? "the operator reactivates it: ask with the form below."
+    : "contact the operator of this service to reactivate it.";
   find("[data-plan-detail]").textContent =
-    "Subscription inactive: API calls are refused until it is reactivated.";
+    `Subscription inactive: API calls are refused; ${how}`;
 }
 void start_billing(session.account);
+void start_upgrade(session.account);
 
 try {
   const usage = await query("account.usage");
@@ -178,9 +271,21 @@ try {
   find("[data-meter]").style.width = `${Math.min(100, share * 100)}%`;
   meter.classList.toggle("is-high", share >= 0.8 && share < 1);
   meter.classList.toggle("is-full", share >= 1);
-  find("[data-remaining]").textContent = usage.remaining > 0
+  const remaining = find("[data-remaining]");
+  remaining.textContent = usage.remaining > 0
     ? `${number.format(usage.remaining)} left this month`
     : "Limit reached: /generate answers 403 until the reset or an upgrade.";
+  // Say how to upgrade, where there is a larger plan.
+  const larger_plan = card instanceof HTMLElement &&
+    card.nextElementSibling !== null;
+  if (usage.remaining === 0 && larger_plan) {
+    const link = document.createElement("a");
+    link.href = "#upgrade";
+    link.textContent = document.querySelector("[data-upgrade-form]")
+      ? "Ask for an upgrade"
+      : "Choose a larger plan";
+    remaining.append(" ", link);
+  }
   find("[data-test-calls]").textContent = `Test keys: ${
     number.format(usage.test_calls)
   } call${usage.test_calls === 1 ? "" : "s"} this month (not counted)`;
@@ -202,13 +307,24 @@ try {
   find("[data-month-label]").textContent = month_name.format(
     new Date(`${usage.month}-01T00:00:00Z`),
   );
+  const month_text = find("[data-month-label]").textContent ?? "";
+  find("[data-by-key-month]").textContent = month_text;
+  show_by_key(usage.by_key);
   const chart = find("[data-chart]");
-  draw_chart(chart, usage);
+  const values = find("[data-chart-values]");
+  const empty = usage.daily.every((/** @type {{count: number}} */ entry) =>
+    entry.count === 0
+  );
+  find("[data-chart-empty]").hidden = !empty;
+  chart.classList.toggle("is-empty", empty);
+  const draw = () =>
+    list_values(values, usage.daily, !draw_chart(chart, usage));
+  draw();
   let last_width = chart.clientWidth;
   new ResizeObserver(() => {
     if (chart.clientWidth !== last_width) {
       last_width = chart.clientWidth;
-      draw_chart(chart, usage);
+      draw();
     }
   }).observe(chart);
   find("[data-usage]").setAttribute("aria-busy", "false");

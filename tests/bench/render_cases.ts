@@ -1,0 +1,155 @@
+/**
+ * The invoices of the renderer benchmark (`render_bench.ts`): the 10-item
+ * Unicode seed invoice that the HTTP benchmark sends, and the same invoice
+ * with each feature of the later issues added on its own, so a slowdown can
+ * be traced to one feature. All but Factur-X go through the contract's
+ * schema, as a request would.
+ */
+import type { Invoice } from "../../contract/invoice_types.ts";
+import { InvoiceRequestSchema } from "../../contract/invoice.ts";
+import { invoice_with_items } from "../fixtures/invoices.ts";
+import { german_invoice } from "../fixtures/einvoices.ts";
+import { german_vat_invoice } from "../fixtures/rendered_invoices.ts";
+import { noisy_png_logo } from "../helpers/images.ts";
+import { script_bench_invoice } from "./script_invoices.ts";
+
+/** One bench row. */
+export interface RenderCase {
+  /** Row name. */
+  name: string;
+  /** What the row adds to the seed invoice. */
+  what: string;
+  /** The invoice, as the render worker receives it. */
+  invoice: Invoice;
+  /** Factur-X (PDF/A-3 with the CII XML) instead of the plain PDF. */
+  factur_x?: boolean;
+}
+
+type Request = Record<string, unknown>;
+
+/** The seed request: `invoice_with_items(10, { unicode: true })`. */
+function seed_request(): Request {
+  return invoice_with_items(10, { unicode: true }) as unknown as Request;
+}
+
+function parsed(request: Request): Invoice {
+  return InvoiceRequestSchema.parse(request) as Invoice;
+}
+
+/** Seed items with 19 %, 7 % and 0 % tax, a percent discount and shipping. */
+function tax_request(): Request {
+  const request = seed_request();
+  const rates = [19, 7, 0];
+  request.currency = "EUR";
+  request.items = (request.items as Request[]).map((item, i) => ({
+    ...item,
+    tax_rate: rates[i % 3],
+  }));
+  request.discounts = [
+    { description: "Loyalty discount", percent: 5, tax_rate: 19 },
+  ];
+  request.charges = [{ description: "Shipping", amount: 4.9, tax_rate: 19 }];
+  return request;
+}
+
+/** The Factur-X invoice of `einvoice_bench.ts`: 10 items, two VAT rates. */
+function factur_x_invoice(): Invoice {
+  const invoice = german_invoice();
+  const [a, b] = invoice.items;
+  invoice.items = Array.from({ length: 5 }, () => [a, b]).flat();
+  invoice.subtotal = "5155.00";
+  invoice.tax_breakdown = [
+    {
+      category: "S",
+      rate: "19",
+      taxable_amount: "4900.00",
+      tax_amount: "931.00",
+    },
+    { category: "S", rate: "7", taxable_amount: "155.00", tax_amount: "10.85" },
+  ];
+  invoice.total_without_tax = "5055.00";
+  invoice.tax_total = "941.85";
+  invoice.total = "5996.85";
+  invoice.amount_due = "5996.85";
+  return invoice;
+}
+
+/**
+ * The 10-item invoice with every field of issue 9, a 40 KB logo, two tax
+ * rates and a QR code (the issue 9 bench row).
+ */
+function full_featured_invoice(logo: Invoice["logo"]): Invoice {
+  const base = german_vat_invoice();
+  const items = base.items;
+  return {
+    ...base,
+    items: Array.from({ length: 10 }, (_, i) => ({
+      ...items[i % 2],
+      description: `${items[i % 2].description} #${i + 1}`,
+    })),
+    logo,
+  };
+}
+
+/** Every row of the renderer benchmark, seed first. */
+export function render_cases(): RenderCase[] {
+  const logo = noisy_png_logo(40_000);
+  return [
+    {
+      name: "seed",
+      what: "10 items, Unicode (Polish, Greek, Cyrillic), no locale",
+      invoice: parsed(seed_request()),
+    },
+    {
+      name: "tax",
+      what: "tax breakdown: 19 %, 7 %, 0 %, a 5 % discount, shipping",
+      invoice: parsed(tax_request()),
+    },
+    {
+      name: "locale",
+      what: "de-DE labels and Intl formats, EUR",
+      invoice: parsed({ ...seed_request(), locale: "de-DE", currency: "EUR" }),
+    },
+    {
+      name: "logo",
+      what: `${Math.round(atob(logo.base64).length / 1000)} KB PNG logo`,
+      invoice: parsed({
+        ...seed_request(),
+        logo: `data:image/png;base64,${logo.base64}`,
+      }),
+    },
+    {
+      name: "qr",
+      what: "EUR with IBAN: payment block and EPC QR code",
+      invoice: parsed({
+        ...seed_request(),
+        currency: "EUR",
+        payment: {
+          iban: "DE89 3704 0044 0532 0130 00",
+          bic: "COBADEFFXXX",
+        },
+      }),
+    },
+    {
+      name: "cjk",
+      what: "Japanese names, items and notes (script font, HarfBuzz)",
+      invoice: script_bench_invoice("japanese"),
+    },
+    {
+      name: "arabic",
+      what: "Arabic names, items and notes (bidi, shaping)",
+      invoice: script_bench_invoice("arabic"),
+    },
+    {
+      name: "issue 9",
+      what: "every issue 9 field (de-DE), 40 KB logo, 2 rates, QR",
+      invoice: full_featured_invoice(logo),
+    },
+    {
+      name: "factur-x",
+      what: "Factur-X: PDF/A-3 with CII XML, 2 VAT rates (German invoice)",
+      invoice: factur_x_invoice(),
+      factur_x: true,
+    },
+  ];
+}

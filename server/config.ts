@@ -18,6 +18,10 @@ export interface Config {
   max_body_bytes: number;
   /** Longest a request body may take to arrive, in ms (`BODY_TIMEOUT_MS`). */
   body_timeout_ms: number;
+  /** Longest a request head may take to arrive, in ms (`HEADER_TIMEOUT_MS`). */
+  header_timeout_ms: number;
+  /** Longest a connection may sit idle between requests, in ms (`KEEP_ALIVE_TIMEOUT_MS`). */
+  keep_alive_timeout_ms: number;
   /** Origins allowed to call `/generate` from a browser (CORS); empty: CORS off. */
   cors_origins: string[];
   /** Open sign-up on the dashboard (`SIGNUP_ENABLED`, default true). */
@@ -330,6 +334,12 @@ export function load_config(
     body_timeout_ms:
       optional_int("BODY_TIMEOUT_MS", { min: 100, max: 600_000 }) ??
         30_000,
+    header_timeout_ms:
+      optional_int("HEADER_TIMEOUT_MS", { min: 100, max: 600_000 }) ??
+        15_000,
+    keep_alive_timeout_ms:
+      optional_int("KEEP_ALIVE_TIMEOUT_MS", { min: 100, max: 3_600_000 }) ??
+        75_000,
     cors_origins: parse_origins(get("CORS_ORIGINS")),
     signup_enabled: parse_bool("SIGNUP_ENABLED", get("SIGNUP_ENABLED"), true),
     signup_plan: parse_choice(

@@ -4,6 +4,7 @@
 import { type Database, observe_statements, open_database } from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
 import { create_billing } from "./billing.ts";
+import { start_connection_guard } from "./connection_guard.ts";
 import type { Config } from "./config.ts";
 import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
@@ -99,6 +100,7 @@ export async function start_server(
     mailer,
     now: options.now ?? (() => new Date()),
     fallback_origin: config.public_url,
+    support_email: config.support_email,
   });
   const operator_mail = create_operator_mail({
     mailer,
@@ -148,15 +150,13 @@ export async function start_server(
     trusted_proxies: config.trusted_proxies,
     log,
   });
-  const { promise: listening, resolve } = Promise.withResolvers<
-    Deno.NetAddr
-  >();
-  const server = Deno.serve({
-    port: config.port,
+  const guard = await start_connection_guard(handler, {
     hostname: config.host,
-    onListen: (address) => resolve(address as Deno.NetAddr),
-  }, handler);
-  const address = await listening;
+    port: config.port,
+    header_timeout_ms: config.header_timeout_ms,
+    keep_alive_timeout_ms: config.keep_alive_timeout_ms,
+  });
+  const address = guard.address;
   const host = address.hostname.includes(":")
     ? `[${address.hostname}]`
     : address.hostname;
@@ -168,7 +168,7 @@ export async function start_server(
     handler,
     shutdown() {
       closing ??= (async () => {
-        await server.shutdown();
+        await guard.shutdown();
         stop_housekeeping();
         await account_mail.idle();
         await operator_mail.idle();

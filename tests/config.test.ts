@@ -10,6 +10,14 @@ Deno.test("configuration defaults", () => {
   assertEquals(config.admin_token, undefined);
   assertEquals(config.rate_limit_per_minute, undefined);
   assertEquals(config.cors_origins, []);
+  assertEquals(config.header_timeout_ms, 15_000);
+  assertEquals(config.keep_alive_timeout_ms, 75_000);
+  const set = load_config({
+    HEADER_TIMEOUT_MS: "10000",
+    KEEP_ALIVE_TIMEOUT_MS: "30000",
+  });
+  assertEquals(set.header_timeout_ms, 10_000);
+  assertEquals(set.keep_alive_timeout_ms, 30_000);
   assertEquals(config.operator_email, undefined);
   assertEquals(
     load_config({ OPERATOR_EMAIL: " ops@ink.example " }).operator_email,
@@ -25,6 +33,11 @@ Deno.test("invalid configuration stops start-up with a clear message", () => {
     [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL must be a postgres/],
     [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN must be at least 16 characters/],
     [{ CORS_ORIGINS: "app.example.com" }, /CORS_ORIGINS must be/],
+    [{ HEADER_TIMEOUT_MS: "0" }, /HEADER_TIMEOUT_MS must be between 100/],
+    [
+      { KEEP_ALIVE_TIMEOUT_MS: "soon" },
+      /KEEP_ALIVE_TIMEOUT_MS must be a whole/,
+    ],
     [{ SUPPORT_EMAIL: "help desk" }, /SUPPORT_EMAIL must be an e-mail/],
     [{ OPERATOR_EMAIL: "ops@localhost" }, /OPERATOR_EMAIL must be an e-mail/],
     [{ OPERATOR_EMAIL: "<ops@x.io>" }, /OPERATOR_EMAIL must be an e-mail/],

@@ -146,6 +146,7 @@ Deno.test({
           assertEquals(await toast.isHidden(), true, "toast cleared");
           const second = (await value.innerText()).trim();
           assert(second !== key);
+          await page.locator("tr", { hasText: "Second key" }).waitFor();
 
           await page.getByRole("button", {
             name: "Done, I have stored it safely",
@@ -236,10 +237,9 @@ Deno.test({
         "delete the account: type the e-mail; its key then answers 401",
         async () => {
           await page.goto(`${server.url}/dashboard/account`);
-          assertEquals(
-            await page.locator("[data-account-email]").innerText(),
-            email,
-          );
+          // Signed in under the new address (the header fills in once loaded).
+          await page.locator("[data-account-email]", { hasText: email })
+            .waitFor();
           await page.getByRole("button", { name: "Delete account…" }).click();
           const dialog = page.locator("dialog[data-delete-dialog]");
           await dialog.waitFor();

@@ -5,10 +5,17 @@
  * an address changes only once the link mailed to it is opened (the old one
  * is told; an address in use is not revealed), and a deleted account's rows
  * are gone and its keys answer 401. CSRF and bad input as everywhere in the
- * dashboard. On PGlite or (TEST_DATABASE_URL) PostgreSQL.
+ * dashboard, and the same procedures through the server-side caller. On
+ * PGlite or (TEST_DATABASE_URL) PostgreSQL.
  */
 import { eq, sql } from "drizzle-orm";
-import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
+import {
+  create_caller,
+  type ServiceContext,
+  to_api_error,
+} from "../contract/mod.ts";
+import { create_services } from "../server/services.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import {
   link_in,
@@ -24,6 +31,7 @@ import {
   apply_subscription_state,
   create_account,
   create_api_key,
+  get_account,
   link_stripe_customer,
   list_deleted_account_usage,
   reserve_generation,
@@ -604,5 +612,73 @@ Deno.test("delete account with a Stripe subscription: canceled at once first; St
     }, stripe_env(live.url));
   } finally {
     await live.close();
+  }
+});
+
+Deno.test("server-side caller: auth.change_password and auth.delete_account through the router", async () => {
+  const server = await start_test_server({ now: () => START });
+  try {
+    const { database } = server.test_database;
+    // No mailer: the caller runs the procedures with the services alone.
+    const services = create_services(database, {
+      render_pdf: () => Promise.reject(new Error("not rendering here")),
+      now: () => START,
+    });
+    const owner = await password_account(server);
+    const ended: string[] = [];
+    const context = async (): Promise<ServiceContext> => ({
+      authorization: null,
+      session: { account: await services.get_account(owner.id) },
+      session_control: {
+        start: () => Promise.resolve(),
+        end: () => {
+          ended.push("this session");
+          return Promise.resolve();
+        },
+        end_other_sessions: (account_id) => {
+          ended.push(`others of ${account_id}`);
+          return Promise.resolve(3);
+        },
+      },
+      binary_pdf: false,
+      response: { headers: new Headers() },
+      services,
+    });
+    const caller = create_caller(await context());
+
+    const wrong = await assertRejects(() =>
+      caller.auth.change_password({
+        current_password: "not the password",
+        new_password: NEW_PASSWORD,
+      })
+    );
+    assertEquals(to_api_error(wrong).status, 400);
+    assertEquals(to_api_error(wrong).details?.[0].path, "current_password");
+    assertEquals(ended, [], "a refused change ends no session");
+
+    const changed = await caller.auth.change_password({
+      current_password: PASSWORD,
+      new_password: NEW_PASSWORD,
+    });
+    assertEquals(changed.other_sessions_ended, 3);
+    assertEquals(ended, [`others of ${owner.id}`]);
+
+    const no_mail = await assertRejects(() =>
+      caller.auth.change_email({
+        new_email: unique_email("new"),
+        current_password: NEW_PASSWORD,
+      })
+    );
+    assertEquals(to_api_error(no_mail).code, "not_found");
+
+    const deleted = await caller.auth.delete_account({
+      email: owner.email,
+      password: NEW_PASSWORD,
+    });
+    assertEquals(deleted.deleted, true);
+    assertEquals(ended.at(-1), "this session");
+    assertEquals(await get_account(database, owner.id), undefined);
+  } finally {
+    await server.close();
   }
 });

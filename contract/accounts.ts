@@ -135,7 +135,7 @@ export const ApiKeySchema = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string().describe(
-    "First characters of the key, for recognising it.",
+    "First characters of the key (`ink_live_` or `ink_test_` and 8 more), for recognising it.",
   ),
   status: z.enum(["active", "revoked"]),
   mode: KeyModeSchema,

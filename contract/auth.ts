@@ -103,3 +103,57 @@ export const EmailVerifiedSchema = z.object({
   verified: z.literal(true),
   email: z.string(),
 });
+
+/** The account's current password, asked before changes to the account. */
+const CurrentPasswordSchema = z.string().min(1, "must not be empty").max(
+  PASSWORD_LIMITS.max,
+  `must be at most ${PASSWORD_LIMITS.max} characters`,
+).describe("The account's current password.");
+
+/** Input of `auth.change_password`. */
+export const ChangePasswordSchema = z.strictObject({
+  current_password: CurrentPasswordSchema,
+  new_password: NewPasswordSchema,
+});
+
+/** Output of `auth.change_password`. */
+export const PasswordChangedSchema = z.object({
+  changed: z.literal(true),
+  other_sessions_ended: z.number().int().describe(
+    "Sessions of this account on other browsers that were signed out; this one stays signed in.",
+  ),
+  message: z.string(),
+});
+
+/** Input of `auth.change_email`. */
+export const ChangeEmailSchema = z.strictObject({
+  new_email: AccountEmailSchema,
+  current_password: CurrentPasswordSchema,
+});
+
+/** Output of `auth.change_email`: the same whether or not the address is free. */
+export const EmailChangeRequestedSchema = z.object({
+  requested: z.literal(true),
+  message: z.string(),
+});
+
+/** Input of `auth.delete_account`. */
+export const DeleteAccountSchema = z.strictObject({
+  email: AccountEmailSchema.describe(
+    "The account's e-mail address, typed again to confirm.",
+  ),
+  password: CurrentPasswordSchema,
+});
+
+/** Output of `auth.delete_account`. */
+export const AccountDeletedSchema = z.object({
+  deleted: z.literal(true),
+  subscription_canceled: z.boolean().describe(
+    "A Stripe subscription was canceled at once (no further charges).",
+  ),
+  message: z.string(),
+});
+
+/** What is kept of a deleted account: its monthly counts, summed per month with no account id. */
+export const DELETED_ACCOUNT_RETENTION =
+  "Its monthly invoice counts are kept only as anonymous month totals for the operator's books (no e-mail, no key, no account id).";

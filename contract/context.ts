@@ -41,6 +41,8 @@ export interface SessionControl {
   start(account_id: string): Promise<void>;
   /** Ends this request's session server-side and clears the cookie. */
   end(): Promise<void>;
+  /** Ends every other session of the account, keeping this request's; returns how many ended. */
+  end_other_sessions(account_id: string): Promise<number>;
 }
 
 /** Where procedures put response status and headers (the HTTP layer sends them). */
@@ -198,8 +200,55 @@ export interface Services {
   reset_password(
     input: { token: string; password: string },
   ): Promise<AccountView>;
-  /** Marks the address verified from a verification token (`invalid_request` when void). */
+  /**
+   * Marks the address verified from a verification token, or completes an
+   * address change from its token (`invalid_request` when void).
+   */
   verify_email(input: { token: string }): Promise<AccountView>;
+  /**
+   * Sets a new password after checking the current one (rate-limited like
+   * sign-in). Throws `invalid_request` naming `current_password`, or
+   * `rate_limited`. The caller ends the account's other sessions.
+   */
+  change_password(
+    input: {
+      account_id: string;
+      current_password: string;
+      new_password: string;
+      client_address?: string;
+    },
+    response: ResponseSink,
+  ): Promise<void>;
+  /**
+   * Checks the current password and mails a confirmation link to
+   * `new_email`; the address changes only when the link is opened. Answers
+   * the same when the address belongs to another account (whose owner is
+   * told instead).
+   */
+  request_email_change(
+    input: {
+      account_id: string;
+      new_email: string;
+      current_password: string;
+      client_address?: string;
+      origin?: string;
+    },
+    response: ResponseSink,
+  ): Promise<void>;
+  /**
+   * Deletes the account after checking the typed e-mail and the password:
+   * cancels a Stripe subscription first, then removes its keys, sessions,
+   * tokens and usage rows (monthly counts kept as anonymous month totals).
+   */
+  delete_account(
+    input: {
+      account_id: string;
+      email: string;
+      password: string;
+      client_address?: string;
+    },
+    response: ResponseSink,
+  ): Promise<{ subscription_canceled: boolean }>;
 }
 
 /** The tRPC context every procedure receives. */

@@ -25,7 +25,14 @@ import {
   ChangePlanSchema,
 } from "./billing.ts";
 import {
+  AccountDeletedSchema,
+  ChangeEmailSchema,
+  ChangePasswordSchema,
+  DeleteAccountSchema,
+  DELETED_ACCOUNT_RETENTION,
+  EmailChangeRequestedSchema,
   EmailVerifiedSchema,
+  PasswordChangedSchema,
   PasswordResetRequestedSchema,
   RequestPasswordResetSchema,
   ResetPasswordSchema,
@@ -302,6 +309,71 @@ export const app_router = t.router({
         const account = await ctx.services.verify_email(input);
         ctx.response.account_id = account.id;
         return { verified: true as const, email: account.email };
+      }),
+    change_password: session_procedure
+      .input(ChangePasswordSchema)
+      .output(PasswordChangedSchema)
+      .mutation(async ({ ctx, input }) => {
+        const control = session_control_of(ctx);
+        const account_id = ctx.principal.account.id;
+        await ctx.services.change_password({
+          account_id,
+          current_password: input.current_password,
+          new_password: input.new_password,
+          client_address: ctx.client_address,
+        }, ctx.response);
+        // Whoever knew the old password is signed out everywhere else.
+        const ended = await control.end_other_sessions(account_id);
+        return {
+          changed: true as const,
+          other_sessions_ended: ended,
+          message: ended === 0
+            ? "Password changed. This browser stays signed in; no other browser was signed in."
+            : `Password changed. This browser stays signed in; ${ended} other session${
+              ended === 1 ? " was" : "s were"
+            } signed out.`,
+        };
+      }),
+    change_email: session_procedure
+      .input(ChangeEmailSchema)
+      .output(EmailChangeRequestedSchema)
+      .mutation(async ({ ctx, input }) => {
+        await ctx.services.request_email_change({
+          account_id: ctx.principal.account.id,
+          new_email: input.new_email,
+          current_password: input.current_password,
+          client_address: ctx.client_address,
+          origin: ctx.origin,
+        }, ctx.response);
+        return {
+          requested: true as const,
+          message:
+            `We sent a confirmation link to ${input.new_email}. The address changes when that link is opened (within 24 hours); until then you keep using ${ctx.principal.account.email}.`,
+        };
+      }),
+    delete_account: session_procedure
+      .input(DeleteAccountSchema)
+      .output(AccountDeletedSchema)
+      .mutation(async ({ ctx, input }) => {
+        const control = session_control_of(ctx);
+        const result = await ctx.services.delete_account({
+          account_id: ctx.principal.account.id,
+          email: input.email,
+          password: input.password,
+          client_address: ctx.client_address,
+        }, ctx.response);
+        // The session row went with the account; this clears the cookie.
+        await control.end();
+        return {
+          deleted: true as const,
+          subscription_canceled: result.subscription_canceled,
+          message:
+            `The account was deleted: its API keys no longer work and every session ended. ${DELETED_ACCOUNT_RETENTION}${
+              result.subscription_canceled
+                ? " Its subscription was canceled; nothing more will be charged."
+                : ""
+            }`,
+        };
       }),
     sign_out: base
       .input(z.void())

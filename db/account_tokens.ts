@@ -1,11 +1,11 @@
 /**
- * Single-use tokens sent by e-mail (password reset, address verification)
- * and the verified flag of an account's address. Only a SHA-256 of a token
+ * Single-use tokens sent by e-mail (password reset, address verification,
+ * address change) and the verified flag of an account's address. Only a SHA-256 of a token
  * is stored; using a token deletes it, so it works once.
  *
  * @module
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "./database.ts";
 import { count_deleted, is_uuid, random_token, sha256_hex } from "./_util.ts";
 import {
@@ -18,9 +18,11 @@ import {
 /** Input for {@linkcode create_account_token}. */
 export interface CreateAccountTokenInput {
   account_id: string;
-  /** The address the token is mailed to; the token is void once it changes. */
+  /** The account's address now; the token is void once it changes. */
   email: string;
   purpose: AccountTokenPurpose;
+  /** `change_email`: the address the account moves to when the token is used. */
+  new_email?: string;
   ttl_seconds: number;
   now: Date;
 }
@@ -39,6 +41,7 @@ export async function create_account_token(
     account_id: input.account_id,
     purpose: input.purpose,
     email: input.email,
+    new_email: input.new_email ?? null,
     created_at: input.now,
     expires_at: new Date(input.now.getTime() + input.ttl_seconds * 1000),
   });
@@ -48,25 +51,37 @@ export async function create_account_token(
 /** The account a used token belonged to. */
 export interface UsedAccountToken {
   account_id: string;
-  /** The address the token was sent to. */
+  /** The account's address when the token was made (still its address). */
   email: string;
+  purpose: AccountTokenPurpose;
+  /** `change_email`: the address to move to. */
+  new_email: string | null;
 }
 
 /**
  * Uses a token: deletes it and returns its account when it was live at `now`
  * and its address is still the account's. Undefined for an unknown, used,
- * expired or other-purpose token.
+ * expired or other-purpose token. `purpose` may list several purposes.
  */
 export async function use_account_token(
   database: Database,
-  input: { token: string; purpose: AccountTokenPurpose; now: Date },
+  input: {
+    token: string;
+    purpose: AccountTokenPurpose | readonly AccountTokenPurpose[];
+    now: Date;
+  },
 ): Promise<UsedAccountToken | undefined> {
+  const purposes = typeof input.purpose === "string"
+    ? [input.purpose]
+    : [...input.purpose];
   const rows = await database.db.delete(account_tokens).where(and(
     eq(account_tokens.token_hash, await sha256_hex(input.token)),
-    eq(account_tokens.purpose, input.purpose),
+    inArray(account_tokens.purpose, purposes),
   )).returning({
     account_id: account_tokens.account_id,
     email: account_tokens.email,
+    purpose: account_tokens.purpose,
+    new_email: account_tokens.new_email,
     expires_at: account_tokens.expires_at,
   });
   const row = rows[0];
@@ -74,7 +89,46 @@ export async function use_account_token(
   const current = await database.db.select({ email: accounts.email })
     .from(accounts).where(eq(accounts.id, row.account_id)).limit(1);
   if (current[0]?.email !== row.email) return undefined;
-  return { account_id: row.account_id, email: row.email };
+  return {
+    account_id: row.account_id,
+    email: row.email,
+    purpose: row.purpose,
+    new_email: row.new_email,
+  };
+}
+
+/** Outcome of {@linkcode change_account_email}. */
+export type EmailChange = "changed" | "taken" | "gone";
+
+/**
+ * Moves an account from address `from` to `to` and marks it verified (the
+ * link reached `to`). `taken` when another account has `to` by now, `gone`
+ * when the account no longer has `from`. Pending tokens of the account die:
+ * they were bound to the old address.
+ */
+export async function change_account_email(
+  database: Database,
+  input: { account_id: string; from: string; to: string },
+): Promise<EmailChange> {
+  if (!is_uuid(input.account_id)) return "gone";
+  return await database.db.transaction(async (tx) => {
+    const taken = await tx.select({ id: accounts.id }).from(accounts)
+      .where(eq(accounts.email, input.to)).limit(1);
+    if (taken.length > 0) return "taken";
+    const rows = await tx.update(accounts).set({
+      email: input.to,
+      email_verified: true,
+      updated_at: sql`now()`,
+    }).where(and(
+      eq(accounts.id, input.account_id),
+      eq(accounts.email, input.from),
+    )).returning({ id: accounts.id });
+    if (rows.length === 0) return "gone";
+    await tx.delete(account_tokens).where(
+      eq(account_tokens.account_id, input.account_id),
+    );
+    return "changed";
+  });
 }
 
 /** Deletes an account's tokens of one purpose (e.g. after a reset); returns how many. */

@@ -3,10 +3,17 @@
  *
  * @module
  */
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, like, or, sql } from "drizzle-orm";
 import type { Database } from "./database.ts";
 import { is_uuid } from "./_util.ts";
-import { accounts, type Plan, type SubscriptionStatus } from "./schema.ts";
+import {
+  accounts,
+  deleted_account_usage,
+  type Plan,
+  rate_limit_windows,
+  type SubscriptionStatus,
+  usage_monthly,
+} from "./schema.ts";
 
 /** An account as the application sees it (never the password hash). */
 export interface Account {
@@ -162,4 +169,71 @@ export async function update_account(
     updated_at: sql`now()`,
   }).where(eq(accounts.id, id)).returning(account_columns);
   return rows[0];
+}
+
+/** What {@linkcode delete_account} removed. */
+export interface DeletedAccount {
+  /** The account's address, for the goodbye mail. */
+  email: string;
+  /** Months whose counts moved to the anonymous `deleted_account_usage`. */
+  months_kept: number;
+}
+
+/**
+ * Deletes an account and every row that names it, in one transaction: keys
+ * (so they stop working at once), sessions, mailed tokens, usage, receipts,
+ * `Idempotency-Key`s, billing record, and the rate-limit counters keyed by
+ * its id or address. Its monthly counts are first added to
+ * `deleted_account_usage`, which keeps only month totals. Undefined when
+ * there was no such account.
+ */
+export async function delete_account(
+  database: Database,
+  account_id: string,
+): Promise<DeletedAccount | undefined> {
+  if (!is_uuid(account_id)) return undefined;
+  return await database.db.transaction(async (tx) => {
+    const gone = await tx.select({ email: accounts.email }).from(accounts)
+      .where(eq(accounts.id, account_id)).for("update");
+    if (gone.length === 0) return undefined;
+    const email = gone[0].email;
+    const months = await tx.select({
+      month: usage_monthly.month,
+      count: usage_monthly.count,
+      test_count: usage_monthly.test_count,
+    }).from(usage_monthly).where(eq(usage_monthly.account_id, account_id));
+    for (const month of months) {
+      await tx.insert(deleted_account_usage).values({ ...month, accounts: 1 })
+        .onConflictDoUpdate({
+          target: deleted_account_usage.month,
+          set: {
+            count: sql`${deleted_account_usage.count} + ${month.count}`,
+            test_count:
+              sql`${deleted_account_usage.test_count} + ${month.test_count}`,
+            accounts: sql`${deleted_account_usage.accounts} + 1`,
+          },
+        });
+    }
+    // Every other table references the account with ON DELETE CASCADE.
+    await tx.delete(accounts).where(eq(accounts.id, account_id));
+    await tx.delete(rate_limit_windows).where(or(
+      like(rate_limit_windows.bucket, `%:${account_id}`),
+      inArray(rate_limit_windows.bucket, [
+        `signin:${email}`,
+        `reset:${email}`,
+        `signup-notice:${email}`,
+      ]),
+    ));
+    return { email, months_kept: months.length };
+  });
+}
+
+/** Month totals of deleted accounts, oldest first (the operator's books). */
+export async function list_deleted_account_usage(
+  database: Database,
+): Promise<
+  { month: string; count: number; test_count: number; accounts: number }[]
+> {
+  return await database.db.select().from(deleted_account_usage)
+    .orderBy(deleted_account_usage.month);
 }

@@ -29,7 +29,7 @@ export const API_KEY_PREFIX = "ink_live_";
 /** Fixed start of every test API key. */
 export const TEST_API_KEY_PREFIX = "ink_test_";
 /** Length of the non-secret display prefix stored with each key. */
-export const API_KEY_DISPLAY_PREFIX_LENGTH = 12;
+export const API_KEY_DISPLAY_PREFIX_LENGTH = 17;
 /** Rate-limit window used by {@linkcode authenticate_api_key}. */
 export const API_KEY_RATE_WINDOW_SECONDS = 60;
 
@@ -46,7 +46,7 @@ export interface ApiKey {
   account_id: string;
   /** User-chosen label. */
   name: string;
-  /** First 12 characters of the key, for display. */
+  /** First 17 characters of the key (`ink_live_` and 8 more), for display. */
   prefix: string;
   /** `live` (charged) or `test` (marked output, never charged). */
   mode: KeyMode;
@@ -64,7 +64,7 @@ export interface CreatedApiKey {
   id: string;
   /** User-chosen label. */
   name: string;
-  /** First 12 characters of the key. */
+  /** First 17 characters of the key. */
   prefix: string;
   /** `live` or `test`. */
   mode: KeyMode;

@@ -285,11 +285,21 @@ async function migrate_with_lock(url: string): Promise<void> {
   }
 }
 
+// PGlite keeps PostgreSQL's default 128 MB of shared buffers in its
+// WebAssembly memory, touched at start: about 120 MB of resident memory
+// that an embedded database of keys, counters and receipts never fills.
+// 16 MB holds its hot pages (measured: a restarted PGlite at 176 MB resident
+// instead of 298 MB, the same after 3,000 inserts); the data files
+// themselves stay in the operating system's page cache.
+const PGLITE_SETTINGS = ["-c", "shared_buffers=16MB"];
+
 async function open_pglite(data_dir: string): Promise<Database> {
   if (!data_dir.includes("://")) {
     await Deno.mkdir(data_dir, { recursive: true });
   }
-  const client = new PGlite(data_dir);
+  const client = new PGlite(data_dir, {
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+  });
   await client.waitReady;
   const db = drizzle_pglite({ client, schema }) as unknown as Db;
   try {

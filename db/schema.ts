@@ -243,6 +243,7 @@ export const stripe_events = pgTable("stripe_events", {
 export const ACCOUNT_TOKEN_PURPOSES = [
   "password_reset",
   "verify_email",
+  "change_email",
 ] as const;
 /** A purpose of an account token. */
 export type AccountTokenPurpose = typeof ACCOUNT_TOKEN_PURPOSES[number];
@@ -257,8 +258,11 @@ export const account_tokens = pgTable("account_tokens", {
     onDelete: "cascade",
   }),
   purpose: text("purpose", { enum: ACCOUNT_TOKEN_PURPOSES }).notNull(),
-  // The address the token was sent to: a token for an old address is void.
+  // The account's address when the token was made: void once it changes.
   email: text("email").notNull(),
+  // `change_email` only: the address the link was sent to, which becomes
+  // the account's when the link is opened.
+  new_email: text("new_email"),
   created_at: timestamp("created_at", { withTimezone: true }).notNull()
     .defaultNow(),
   expires_at: timestamp("expires_at", { withTimezone: true }).notNull(),
@@ -267,7 +271,25 @@ export const account_tokens = pgTable("account_tokens", {
   index("account_tokens_expires_at_idx").on(t.expires_at),
   check(
     "account_tokens_purpose_valid",
-    sql`${t.purpose} in ('password_reset', 'verify_email')`,
+    sql`${t.purpose} in ('password_reset', 'verify_email', 'change_email')`,
+  ),
+]);
+
+/**
+ * Monthly counts of deleted accounts, summed per month with no account id,
+ * e-mail or key: the operator's books keep the totals after the personal
+ * data is gone.
+ */
+export const deleted_account_usage = pgTable("deleted_account_usage", {
+  month: text("month").primaryKey(),
+  count: integer("count").notNull().default(0),
+  test_count: integer("test_count").notNull().default(0),
+  /** How many deleted accounts' counts this month's row includes. */
+  accounts: integer("accounts").notNull().default(0),
+}, (t) => [
+  check(
+    "deleted_account_usage_month_format",
+    sql`${t.month} ~ '^[0-9]{4}-[0-9]{2}$'`,
   ),
 ]);
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { and, eq, gt, lt, ne, sql } from "drizzle-orm";
 import { type Account, account_columns } from "./accounts.ts";
 import type { Database } from "./database.ts";
 import { count_deleted, is_uuid, random_token, sha256_hex } from "./_util.ts";
@@ -83,6 +83,24 @@ export async function delete_session(
     .where(eq(sessions.id_hash, await sha256_hex(token)))
     .returning({ id_hash: sessions.id_hash });
   return rows.length > 0;
+}
+
+/**
+ * Ends every session of an account except the one of cookie `keep_token`
+ * (e.g. after a password change); returns how many ended.
+ */
+export async function delete_other_sessions(
+  database: Database,
+  input: { account_id: string; keep_token?: string },
+): Promise<number> {
+  if (!is_uuid(input.account_id)) return 0;
+  const keep = input.keep_token === undefined
+    ? undefined
+    : ne(sessions.id_hash, await sha256_hex(input.keep_token));
+  const rows = await database.db.delete(sessions)
+    .where(and(eq(sessions.account_id, input.account_id), keep))
+    .returning({ id_hash: sessions.id_hash });
+  return rows.length;
 }
 
 /** Deletes sessions that expired before `before`; returns how many. */

@@ -12,7 +12,11 @@ import {
   PlanSchema,
   SubscriptionStatusSchema,
 } from "../contract/mod.ts";
-import { open_database, update_account } from "../db/mod.ts";
+import {
+  list_deleted_account_usage,
+  open_database,
+  update_account,
+} from "../db/mod.ts";
 import { create_billing } from "./billing.ts";
 import { ConfigError, load_config } from "./config.ts";
 import { hash_password } from "./dashboard/password.ts";
@@ -33,6 +37,8 @@ Commands:
   list-upgrade-requests [--status open|closed|all] [--limit <n>]
                               (customers' requests for a higher plan, newest first;
                                set-plan closes the account's open request)
+  deleted-usage               (monthly invoice counts of deleted accounts, kept
+                               only as anonymous month totals for the books)
 
 Uses DATABASE_URL, or the PGlite database in DATA_DIR (stop the server first:
 an embedded database has one user at a time).`;
@@ -128,6 +134,8 @@ export async function run_admin_cli(
           return services.revoke_key(required(target, "key id"));
         case "set-password":
           return set_password(required(target, "account id"));
+        case "deleted-usage":
+          return list_deleted_account_usage(database);
         default:
           throw new UsageError(`Unknown command "${command}"`);
       }

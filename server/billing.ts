@@ -68,7 +68,17 @@ export interface Billing {
    * back to Stripe (`false`: the subscription is read and applied again).
    */
   set_override(account_id: string, operator_override: boolean): Promise<void>;
+  /**
+   * Before an account is deleted: cancels its live subscription at once (no
+   * further charges; the current period is not refunded). Throws
+   * `unavailable` when Stripe cannot be reached, so nothing is deleted
+   * while a subscription might still bill.
+   */
+  cancel_for_deletion(account_id: string): Promise<{ canceled: boolean }>;
 }
+
+/** Stripe statuses after which a subscription never bills again. */
+const ENDED_STATUSES = ["canceled", "incomplete_expired"];
 
 /** The events acted upon; every other type is acknowledged and ignored. */
 export const HANDLED_EVENTS = [
@@ -470,6 +480,32 @@ export function create_billing(
         throw error instanceof ApiError ? error : unavailable(error);
       }
       return { received: true };
+    },
+
+    async cancel_for_deletion(account_id) {
+      const record = await store.get_billing(database, account_id);
+      const subscription_id = record?.stripe_subscription_id;
+      if (
+        !subscription_id || ENDED_STATUSES.includes(record.stripe_status ?? "")
+      ) {
+        return { canceled: false };
+      }
+      await call_stripe(async () => {
+        try {
+          await stripe.subscriptions.cancel(subscription_id, {
+            invoice_now: false,
+            prorate: false,
+          });
+        } catch (error) {
+          // Already gone at Stripe: nothing left that could bill.
+          if (
+            error instanceof Stripe.errors.StripeInvalidRequestError &&
+            error.statusCode === 404
+          ) return;
+          throw error;
+        }
+      });
+      return { canceled: true };
     },
 
     async set_override(account_id, operator_override) {

@@ -60,7 +60,7 @@ const USAGE = {
 const API_KEY = {
   id: KEY_ID,
   name: "Production server",
-  prefix: "ink_live_Xk3f",
+  prefix: "ink_live_Xk3fQ9vB",
   status: "active",
   mode: "live",
   created_at: "2026-11-01T09:30:00.000Z",
@@ -86,7 +86,7 @@ const UNVERIFIED = {
 const CREATED_KEY = {
   id: KEY_ID,
   name: "Production server",
-  prefix: "ink_live_Xk3f",
+  prefix: "ink_live_Xk3fQ9vB",
   mode: "live",
   key: "ink_live_Xk3fQ9vB2mN7pL4sT8wY1zA6cE0gH5jK3nR9uV2xZ7bD",
   created_at: "2026-11-23T09:00:00.000Z",
@@ -163,7 +163,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           {
             id: KEY_ID,
             name: "Production server",
-            prefix: "ink_live_Xk3f",
+            prefix: "ink_live_Xk3fQ9vB",
             mode: "live",
             status: "active",
             count: 40,
@@ -171,7 +171,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           {
             id: "c2e3f4a5-6b7c-4d8e-9f0a-1b2c3d4e5f60",
             name: "Old server",
-            prefix: "ink_live_p9Qz",
+            prefix: "ink_live_p9QzR4tW",
             mode: "live",
             status: "revoked",
             count: 2,
@@ -179,7 +179,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           {
             id: "d3f4a5b6-7c8d-4e9f-8a1b-2c3d4e5f6071",
             name: "CI",
-            prefix: "ink_test_Lm2w",
+            prefix: "ink_test_Lm2wE8yU",
             mode: "test",
             status: "active",
             count: 12,

@@ -100,6 +100,7 @@ export async function start_server(
     mailer,
     now: options.now ?? (() => new Date()),
     fallback_origin: config.public_url,
+    support_email: config.support_email,
   });
   const operator_mail = create_operator_mail({
     mailer,

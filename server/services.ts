@@ -30,6 +30,7 @@ import type { OperatorMail } from "./operator_mail.ts";
 import { check_page_budget, PageLimitError } from "./pdf/page_budget.ts";
 import { RenderTimeoutError } from "./render_pool.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
+import { hash_password } from "./dashboard/password.ts";
 
 /** How to render: the format (default the PDF) and whether for a test key. */
 export interface RenderOptions {
@@ -856,6 +857,87 @@ export function create_services(
       return with_database(async () =>
         account_view(await password_auth.sign_in(input, response))
       );
+    },
+
+    change_password(input, response) {
+      return with_database(async () => {
+        const account = await password_auth.check_current_password({
+          account_id: input.account_id,
+          password: input.current_password,
+          client_address: input.client_address,
+        }, response);
+        await store.update_account(database, account.id, {
+          password_hash: await hash_password(input.new_password),
+        });
+        // Reset links mailed for the old password die with it.
+        await store.delete_account_tokens(database, {
+          account_id: account.id,
+          purpose: "password_reset",
+        });
+      });
+    },
+
+    request_email_change(input, response) {
+      return with_database(async () => {
+        const account_mail = require_account_mail();
+        const account = await password_auth.check_current_password({
+          account_id: input.account_id,
+          password: input.current_password,
+          client_address: input.client_address,
+        }, response);
+        if (store.normalize_email(input.new_email) === account.email) {
+          throw new ApiError(
+            "invalid_request",
+            "This is already the account's e-mail address",
+            {
+              details: [{
+                path: "new_email",
+                message: "is already this account's address",
+              }],
+            },
+          );
+        }
+        await account_mail.request_email_change({
+          account,
+          new_email: input.new_email,
+          origin: input.origin,
+        }, response);
+      });
+    },
+
+    delete_account(input, response) {
+      return with_database(async () => {
+        const account = await require_account(input.account_id);
+        if (store.normalize_email(input.email) !== account.email) {
+          throw new ApiError(
+            "invalid_request",
+            "Type the account's e-mail address exactly to confirm the deletion",
+            {
+              details: [{
+                path: "email",
+                message: "must be this account's e-mail address",
+              }],
+            },
+          );
+        }
+        await password_auth.check_current_password({
+          account_id: account.id,
+          password: input.password,
+          client_address: input.client_address,
+          field: "password",
+        }, response);
+        // Stripe first: if it cannot be reached, nothing is deleted while a
+        // subscription could still bill.
+        const billing = options.billing
+          ? await options.billing.cancel_for_deletion(account.id)
+          : { canceled: false };
+        const deleted = await store.delete_account(database, account.id);
+        if (!deleted) {
+          throw new ApiError("not_found", "No account with this id");
+        }
+        options.account_mail?.send_goodbye(deleted.email);
+        return { subscription_canceled: billing.canceled };
+      });
     },
 
     get_account(account_id: string) {

@@ -3,7 +3,9 @@ import { open_test_database } from "./helpers/test_database.ts";
 import {
   create_account,
   create_upgrade_request,
+  delete_account,
   open_database,
+  reserve_generation,
 } from "../db/mod.ts";
 
 async function cli(
@@ -154,6 +156,45 @@ Deno.test("deno task admin: list-upgrade-requests; set-plan closes the open requ
     assertMatch(bad.stderr, /Invalid input/);
     const help = await cli(["--help"], env);
     assertMatch(help.stdout, /list-upgrade-requests/);
+  } finally {
+    await Deno.remove(data_dir, { recursive: true });
+    await test_database.close();
+  }
+});
+
+Deno.test("deno task admin: deleted-usage lists deleted accounts' month totals, nothing personal", async () => {
+  const test_database = await open_test_database();
+  const data_dir = await Deno.makeTempDir({ prefix: "invoice-cli-" });
+  const env: Record<string, string> = test_database.database_url
+    ? { DATABASE_URL: test_database.database_url }
+    : { DATA_DIR: data_dir };
+  try {
+    const seed = test_database.database_url
+      ? test_database.database
+      : await open_database({ data_dir });
+    const account = await create_account(seed, {
+      email: "leaving@example.com",
+      plan: "pro",
+    });
+    for (const hash of ["a", "b", "c"]) {
+      await reserve_generation(seed, {
+        account_id: account.id,
+        month: "2026-02",
+        day: "2026-02-11",
+        limit: 1000,
+        request_hash: hash.repeat(64),
+      });
+    }
+    await delete_account(seed, account.id);
+    if (!test_database.database_url) await seed.close();
+
+    const listed = await cli(["deleted-usage"], env);
+    assertEquals(listed.code, 0, listed.stderr);
+    assertEquals(JSON.parse(listed.stdout), [
+      { month: "2026-02", count: 3, test_count: 0, accounts: 1 },
+    ]);
+    assert(!listed.stdout.includes("leaving@example.com"));
+    assert(!listed.stdout.includes(account.id));
   } finally {
     await Deno.remove(data_dir, { recursive: true });
     await test_database.close();

@@ -146,7 +146,7 @@ Deno.test({
             await page.locator("[data-new-key]").innerText(),
             /cannot be shown again/,
           );
-          await page.getByRole("button", { name: "Copy" }).click();
+          await page.getByRole("button", { name: "Copy", exact: true }).click();
           await page.getByRole("button", { name: "Copied ✓" }).waitFor();
           assertEquals(
             await page.evaluate("navigator.clipboard.readText()"),
@@ -169,7 +169,7 @@ Deno.test({
           );
           assertEquals(
             (await row.locator("[data-cell=prefix]").innerText()).trim(),
-            `${key.slice(0, 12)}…`,
+            `${key.slice(0, 17)}…`,
           );
           assertEquals(
             await row.locator("[data-cell=status]").innerText(),
@@ -179,7 +179,7 @@ Deno.test({
             "fetch('/trpc/account.list_keys').then((r) => r.text())",
           );
           assert(
-            typeof listed === "string" && !listed.includes(key.slice(12)),
+            typeof listed === "string" && !listed.includes(key.slice(17)),
             "the secret must never be listed",
           );
         },

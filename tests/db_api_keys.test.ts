@@ -73,7 +73,7 @@ Deno.test("api keys and rate limits", async (t) => {
           name: "production",
         });
         assert(looks_like_api_key(created.key));
-        assertStrictEquals(created.prefix, created.key.slice(0, 12));
+        assertStrictEquals(created.prefix, created.key.slice(0, 17));
         assert(created.prefix.startsWith("ink_live_"));
         assertStrictEquals(created.name, "production");
         key_one = created.key;

@@ -87,7 +87,7 @@ Deno.test("authentication and key lifecycle", async (t) => {
         );
         const keys = JSON.parse(text).keys;
         assertEquals(keys.length, 1);
-        assertEquals(keys[0].prefix, key.slice(0, 12));
+        assertEquals(keys[0].prefix, key.slice(0, 17));
         assertEquals(keys[0].status, "active");
       },
     );

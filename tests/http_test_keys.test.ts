@@ -47,7 +47,7 @@ Deno.test("test keys: created in test mode, listed with their mode; live stays t
     const created = await test.json();
     assertMatch(created.key, /^ink_test_[A-Za-z0-9_-]{43}$/);
     assertEquals(created.mode, "test");
-    assertEquals(created.prefix, created.key.slice(0, 12));
+    assertEquals(created.prefix, created.key.slice(0, 17));
     const live = await (await create_key(server, account_id, {
       name: "Prod",
     })).json();

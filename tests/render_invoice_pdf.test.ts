@@ -432,3 +432,26 @@ Deno.test("huge amounts and many-digit quantities stay on one line in their colu
   assertStringIncludes(text, "Subtotal USD 99,999,990,000.00\n");
   assertStringIncludes(text, "Total USD 99,999,990,000.00\n");
 });
+
+Deno.test("font subsets are reused per glyph set: any render order gives the same files, each with its own text", async () => {
+  const a = full_invoice();
+  const b: Invoice = {
+    ...full_invoice(),
+    invoice_number: "QX-77",
+    notes: "Ŵŷ Ÿ ĳ — ǅ ǈ ǋ",
+    items: [{ description: "Ğ ğ Ħ ħ", quantity: 1, rate: "1", amount: "1" }],
+  };
+  const a_first = render_invoice_pdf(a);
+  const b_first = render_invoice_pdf(b);
+  const a_again = render_invoice_pdf(a);
+  const b_again = render_invoice_pdf(b);
+  // A subset built for one glyph set is never served for another, and a
+  // reused one gives exactly the bytes of a fresh one.
+  assertEquals(a_again, a_first);
+  assertEquals(b_again, b_first);
+  assertNotEquals(b_first, a_first);
+  const text_b = await pdf_text(b_again);
+  assertStringIncludes(text_b, "Ŵŷ Ÿ ĳ — ǅ ǈ ǋ");
+  assertStringIncludes(text_b, "Ğ ğ Ħ ħ");
+  assertStringIncludes(await pdf_text(a_again), POLISH);
+});

@@ -1,6 +1,6 @@
 /**
- * Mail that proves who holds an address: password reset and address
- * verification. Links carry a random token (only its hash is stored), work
+ * Mail that proves who holds an address: password reset, address
+ * verification and address change. Links carry a random token (only its hash is stored), work
  * once and expire. Requests answer the same whether or not an account
  * exists, and mail is sent in the background so response times do not tell
  * either.
@@ -17,6 +17,15 @@ export const PASSWORD_RESET_TTL_SECONDS = 60 * 60;
 
 /** A verification link works for this long. */
 export const VERIFY_EMAIL_TTL_SECONDS = 48 * 60 * 60;
+
+/** An address-change link works for this long. */
+export const CHANGE_EMAIL_TTL_SECONDS = 24 * 60 * 60;
+
+/**
+ * Address-change requests an account may make in a window: each mails an
+ * address the account holder chose, so it must not become a way to spam.
+ */
+export const CHANGE_EMAIL_LIMIT = { per_account: 5, window_seconds: 60 * 60 };
 
 /**
  * Reset requests allowed per e-mail and per client address in a window:
@@ -60,8 +69,28 @@ export interface AccountMail {
    * the background, rate-limited per address; nothing if no account).
    */
   notify_sign_up_attempt(input: { email: string }, origin?: string): void;
-  /** Marks the address verified from a verification token. */
+  /**
+   * Marks the address verified from a verification token, or, from an
+   * address-change token, moves the account to the new (now proven) address
+   * and tells the old one.
+   */
   verify_email(input: { token: string }): Promise<store.Account>;
+  /**
+   * Starts an address change of a signed-in account whose password was
+   * checked: mails a link to `new_email`. When another account already uses
+   * `new_email`, its owner is told instead; the caller cannot tell the two
+   * apart. Throws `rate_limited`.
+   */
+  request_email_change(
+    input: {
+      account: store.Account;
+      new_email: string;
+      origin?: string;
+    },
+    response: ResponseSink,
+  ): Promise<void>;
+  /** Tells an account's address that the account was deleted (in the background). */
+  send_goodbye(email: string): void;
   /** Settles once mail started so far was handed over (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -72,6 +101,8 @@ export interface AccountMailOptions {
   now: () => Date;
   /** Where links point when the request's origin is unknown. */
   fallback_origin?: string;
+  /** Named in the notice to an old address as whom to contact (`SUPPORT_EMAIL`). */
+  support_email?: string;
   /** Told when a background send fails (default: `console.error`). */
   on_error?: (error: unknown) => void;
 }
@@ -96,21 +127,30 @@ export function create_account_mail(
     pending.add(running);
   }
 
+  function page(origin: string | undefined, path: string): string {
+    return `${
+      origin ?? options.fallback_origin ?? "http://localhost:8000"
+    }${path}`;
+  }
+
   function link(origin: string | undefined, path: string, token: string) {
-    const base = origin ?? options.fallback_origin ?? "http://localhost:8000";
-    return `${base}${path}?token=${encodeURIComponent(token)}`;
+    return `${page(origin, path)}?token=${encodeURIComponent(token)}`;
   }
 
   async function limit(
     bucket: string,
     allowed: number,
     response: ResponseSink,
+    window: { seconds: number; what: string } = {
+      seconds: PASSWORD_RESET_LIMIT.window_seconds,
+      what: "password reset requests",
+    },
   ): Promise<void> {
     const now = options.now();
     const hit = await store.hit_rate_limit(database, {
       bucket,
       now,
-      window_seconds: PASSWORD_RESET_LIMIT.window_seconds,
+      window_seconds: window.seconds,
     });
     if (hit.count <= allowed) return;
     const seconds = Math.max(
@@ -120,7 +160,7 @@ export function create_account_mail(
     response.headers.set("Retry-After", String(seconds));
     throw new ApiError(
       "rate_limited",
-      `Too many password reset requests; try again in ${
+      `Too many ${window.what}; try again in ${
         Math.ceil(seconds / 60)
       } minute(s)`,
     );
@@ -129,16 +169,19 @@ export function create_account_mail(
   async function used_token(
     token: string,
     purpose: "password_reset" | "verify_email",
-  ): Promise<store.Account> {
+  ): Promise<{ account: store.Account; used: store.UsedAccountToken }> {
     const used = await store.use_account_token(database, {
       token,
-      purpose,
+      // A verification link confirms a sign-up's address or an address change.
+      purpose: purpose === "verify_email"
+        ? ["verify_email", "change_email"]
+        : purpose,
       now: options.now(),
     });
     const account = used
       ? await store.get_account(database, used.account_id)
       : undefined;
-    if (!account) {
+    if (!used || !account) {
       const what = purpose === "password_reset"
         ? "This password reset link is invalid, used or expired; ask for a new one"
         : "This verification link is invalid, used or expired; sign in and ask for a new one";
@@ -146,7 +189,45 @@ export function create_account_mail(
         details: [{ path: "token", message: "is invalid, used or expired" }],
       });
     }
-    return account;
+    return { account, used };
+  }
+
+  /** Moves the account to the address the link reached; tells the old one. */
+  async function complete_email_change(
+    account: store.Account,
+    new_email: string,
+  ): Promise<store.Account> {
+    const outcome = await store.change_account_email(database, {
+      account_id: account.id,
+      from: account.email,
+      to: new_email,
+    });
+    if (outcome !== "changed") {
+      // Only the holder of `new_email`'s mailbox sees this.
+      throw new ApiError(
+        "conflict",
+        outcome === "taken"
+          ? "Another account started using this address meanwhile; the address was not changed"
+          : "The account's address changed meanwhile; this link no longer applies",
+      );
+    }
+    const support = options.support_email
+      ? `contact ${options.support_email} at once`
+      : "reply to the operator of this service at once";
+    in_background(() =>
+      options.mailer.send({
+        to: account.email,
+        subject: "The e-mail address of your Ink account was changed",
+        text: [
+          `The Ink account that used ${account.email} now uses ${new_email}.`,
+          "The change was confirmed from a link mailed to the new address.",
+          "",
+          "Mail about the account (password resets included) now goes to the new address.",
+          `If you did not ask for this, ${support}: someone may know your password.`,
+        ].join("\n"),
+      })
+    );
+    return (await store.get_account(database, account.id)) ?? account;
   }
 
   return {
@@ -186,7 +267,7 @@ export function create_account_mail(
     },
 
     async reset_password(input) {
-      const account = await used_token(input.token, "password_reset");
+      const { account } = await used_token(input.token, "password_reset");
       const password_hash = await hash_password(input.password);
       const updated = await store.update_account(database, account.id, {
         password_hash,
@@ -238,8 +319,6 @@ export function create_account_mail(
         if (hit.count > SIGN_UP_NOTICE_LIMIT.per_email) return;
         const account = await store.find_account_by_email(database, email);
         if (!account) return;
-        const base = origin ?? options.fallback_origin ??
-          "http://localhost:8000";
         await options.mailer.send({
           to: account.email,
           subject: "Someone tried to sign up for Ink with your address",
@@ -247,10 +326,10 @@ export function create_account_mail(
             `Someone (perhaps you) tried to create a new Ink account with ${account.email}, which already has an account. No new account was created and nothing was changed.`,
             "",
             "To use your account, sign in:",
-            `${base}/signin`,
+            page(origin, "/signin"),
             "",
             "If you forgot your password, choose a new one here:",
-            `${base}/forgot-password`,
+            page(origin, "/forgot-password"),
             "",
             "If it was not you, ignore this mail: your account is safe as it is.",
           ].join("\n"),
@@ -259,9 +338,85 @@ export function create_account_mail(
     },
 
     async verify_email(input) {
-      const account = await used_token(input.token, "verify_email");
+      const { account, used } = await used_token(input.token, "verify_email");
+      if (used.purpose === "change_email" && used.new_email) {
+        return await complete_email_change(account, used.new_email);
+      }
       await store.set_email_verified(database, account.id);
       return account;
+    },
+
+    async request_email_change(input, response) {
+      const { account } = input;
+      await limit(
+        `change-email:${account.id}`,
+        CHANGE_EMAIL_LIMIT.per_account,
+        response,
+        {
+          seconds: CHANGE_EMAIL_LIMIT.window_seconds,
+          what: "address changes",
+        },
+      );
+      const new_email = store.normalize_email(input.new_email);
+      // Only the latest request's link works.
+      await store.delete_account_tokens(database, {
+        account_id: account.id,
+        purpose: "change_email",
+      });
+      const owner = await store.find_account_by_email(database, new_email);
+      if (owner) {
+        // The answer is the same either way; the address's owner learns of it.
+        in_background(() =>
+          options.mailer.send({
+            to: owner.email,
+            subject: "Someone tried to move an Ink account to your address",
+            text: [
+              `Someone asked to change the address of another Ink account to ${owner.email}.`,
+              "Your address already belongs to your own Ink account, so nothing was changed, and your account is untouched.",
+              "",
+              "If this was you, sign in with this address instead, or choose another address for the other account.",
+            ].join("\n"),
+          })
+        );
+        return;
+      }
+      in_background(async () => {
+        const token = await store.create_account_token(database, {
+          account_id: account.id,
+          email: account.email,
+          new_email,
+          purpose: "change_email",
+          ttl_seconds: CHANGE_EMAIL_TTL_SECONDS,
+          now: options.now(),
+        });
+        await options.mailer.send({
+          to: new_email,
+          subject: "Confirm your new e-mail address for Ink",
+          text: [
+            `Please confirm that ${new_email} should become the address of the Ink account ${account.email}:`,
+            link(input.origin, "/verify-email", token),
+            "",
+            `The link works once, for 24 hours. Until it is opened, the account keeps using ${account.email}.`,
+            "",
+            "If you did not ask for this, ignore this mail: nothing changes.",
+          ].join("\n"),
+        });
+      });
+    },
+
+    send_goodbye(email) {
+      in_background(() =>
+        options.mailer.send({
+          to: email,
+          subject: "Your Ink account was deleted",
+          text: [
+            `The Ink account ${email} was deleted, as asked from its dashboard.`,
+            "Its API keys no longer work, and its keys, sessions and usage history are gone.",
+            "",
+            "Thank you for using Ink. You are welcome to sign up again at any time.",
+          ].join("\n"),
+        })
+      );
     },
 
     async idle() {

@@ -66,7 +66,25 @@ export interface PasswordAuth {
     input: { email: string; password: string; client_address?: string },
     response: ResponseSink,
   ): Promise<store.Account>;
+  /**
+   * Checks a signed-in account's current password before a change to the
+   * account, counted in the same limits as sign-in. Throws `invalid_request`
+   * naming `current_password`, or `rate_limited`.
+   */
+  check_current_password(
+    input: {
+      account_id: string;
+      password: string;
+      client_address?: string;
+      /** The input field that carried the password (default `current_password`). */
+      field?: string;
+    },
+    response: ResponseSink,
+  ): Promise<store.Account>;
 }
+
+/** The refusal of a wrong current password: a field error, not a 401 (the session is fine). */
+export const WRONG_CURRENT_PASSWORD = "The current password is wrong";
 
 /** Creates the password checks for a database. */
 export function create_password_auth(
@@ -106,6 +124,37 @@ export function create_password_auth(
     );
   }
 
+  /**
+   * Counts one password attempt per client address and per e-mail: one
+   * guesser can neither try many passwords on one account nor one password
+   * on many accounts. Sign-in and the checks before account changes share
+   * these counters.
+   */
+  async function enforce_password_limits(
+    response: ResponseSink,
+    email: string,
+    client_address: string | undefined,
+  ): Promise<void> {
+    const limits: [string, number, string][] = [
+      [`signin:${email}`, SIGN_IN_LIMIT.attempts, "for this e-mail"],
+    ];
+    if (client_address) {
+      limits.unshift([
+        `signin-address:${client_address}`,
+        SIGN_IN_LIMIT_PER_ADDRESS,
+        "from this address",
+      ]);
+    }
+    for (const [bucket, attempts, scope] of limits) {
+      await enforce_limit(response, {
+        bucket,
+        max: attempts,
+        window_seconds: SIGN_IN_LIMIT.window_seconds,
+        refusal: `Too many password attempts ${scope}`,
+      });
+    }
+  }
+
   return {
     async new_account(input, response) {
       if (!policy.enabled) {
@@ -132,26 +181,7 @@ export function create_password_auth(
 
     async sign_in(input, response) {
       const email = store.normalize_email(input.email);
-      // Counted per client address and per e-mail: one guesser can neither
-      // try many passwords on one account nor one password on many accounts.
-      const limits: [string, number, string][] = [
-        [`signin:${email}`, SIGN_IN_LIMIT.attempts, "for this e-mail"],
-      ];
-      if (input.client_address) {
-        limits.unshift([
-          `signin-address:${input.client_address}`,
-          SIGN_IN_LIMIT_PER_ADDRESS,
-          "from this address",
-        ]);
-      }
-      for (const [bucket, attempts, scope] of limits) {
-        await enforce_limit(response, {
-          bucket,
-          max: attempts,
-          window_seconds: SIGN_IN_LIMIT.window_seconds,
-          refusal: `Too many sign-in attempts ${scope}`,
-        });
-      }
+      await enforce_password_limits(response, email, input.client_address);
       const account = await store.find_account_by_email(database, email);
       const stored = account
         ? await store.get_password_hash(database, account.id)
@@ -163,6 +193,28 @@ export function create_password_auth(
       }
       if (!await verify_password(input.password, stored)) {
         throw new ApiError("unauthorized", WRONG_CREDENTIALS);
+      }
+      return account;
+    },
+
+    async check_current_password(input, response) {
+      const account = await store.get_account(database, input.account_id);
+      if (!account) {
+        throw new ApiError("unauthorized", "Sign in to the dashboard first");
+      }
+      await enforce_password_limits(
+        response,
+        account.email,
+        input.client_address,
+      );
+      const stored = await store.get_password_hash(database, account.id);
+      if (!stored || !await verify_password(input.password, stored)) {
+        throw new ApiError("invalid_request", WRONG_CURRENT_PASSWORD, {
+          details: [{
+            path: input.field ?? "current_password",
+            message: "is wrong",
+          }],
+        });
       }
       return account;
     },

@@ -9,7 +9,12 @@
  *
  * @module
  */
-import { PASSWORD_LIMITS, type Plan, PLANS } from "../../contract/mod.ts";
+import {
+  DELETED_ACCOUNT_RETENTION,
+  PASSWORD_LIMITS,
+  type Plan,
+  PLANS,
+} from "../../contract/mod.ts";
 import type { SignupPolicy } from "./auth.ts";
 
 /** Who may open a page. */
@@ -23,7 +28,7 @@ interface PageSpec {
   /** The app layout's page script, under `/assets/js/`. */
   script?: string;
   /** The highlighted tab. */
-  nav?: "keys" | "usage" | "try";
+  nav?: "keys" | "usage" | "try" | "account";
 }
 
 /** The pages, by path. */
@@ -82,6 +87,14 @@ export const PAGES: Record<string, PageSpec> = {
     access: "signed_in",
     script: "try.js",
     nav: "try",
+  },
+  "/dashboard/account": {
+    layout: "app",
+    file: "account.html",
+    title: "Account",
+    access: "signed_in",
+    script: "account.js",
+    nav: "account",
   },
 };
 
@@ -186,6 +199,7 @@ export async function render_pages(
     support_email: settings.support_email,
     billing: settings.billing ?? false,
     plan_cards: plan_cards(settings.billing ?? false),
+    deleted_account_retention: DELETED_ACCOUNT_RETENTION,
   };
   const pages = new Map<string, Page>();
   for (
@@ -202,6 +216,7 @@ export async function render_pages(
       current_keys: spec.nav === "keys" ? 'aria-current="page"' : "",
       current_usage: spec.nav === "usage" ? 'aria-current="page"' : "",
       current_try: spec.nav === "try" ? 'aria-current="page"' : "",
+      current_account: spec.nav === "account" ? 'aria-current="page"' : "",
     });
     pages.set(path, { html, access: spec.access });
   }

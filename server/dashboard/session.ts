@@ -203,6 +203,14 @@ export function create_sessions(
             );
           });
         },
+        end_other_sessions(account_id) {
+          return with_database(() =>
+            store.delete_other_sessions(database, {
+              account_id,
+              keep_token: current,
+            })
+          );
+        },
       };
     },
   };

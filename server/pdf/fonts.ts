@@ -889,6 +889,8 @@ function put_document_font(args: PutFontArgs, font: DocumentFont): void {
 
 /** The parts of an embedded Latin font subset that depend on its glyphs only. */
 interface EmbeddedLatinFont {
+  /** Glyph id and its text, in turn: what the subset was built from. */
+  entries: (number | string)[];
   /** Subset name, e.g. "ABCDEF+NotoSans-Regular". */
   name: string;
   /** The deflated font program (binary string) and its inflated length. */
@@ -916,15 +918,26 @@ function embedded_latin_font(
   glyphs: readonly number[],
 ): EmbeddedLatinFont {
   const prepared = font.prepared;
-  let key = prepared.postscript;
+  // The key is a hash of the glyphs and their text; a hit is confirmed by
+  // comparing them (building a string key per document cost more).
+  const entries: (number | string)[] = [];
+  let hash = 0x811c9dc5;
   for (const gid of glyphs) {
     const value = font.toUnicode[gid];
-    key += typeof value === "number"
-      ? ` ${gid}:${value}`
-      : ` ${gid}:${JSON.stringify(value)}`;
+    entries.push(gid, value);
+    hash = Math.imul(hash ^ gid, 0x01000193);
+    if (typeof value === "number") {
+      hash = Math.imul(hash ^ value, 0x01000193);
+    } else {
+      for (let i = 0; i < value.length; i++) {
+        hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
+      }
+      hash = Math.imul(hash ^ 0xffff, 0x01000193);
+    }
   }
+  const key = `${prepared.postscript} ${glyphs.length} ${hash >>> 0}`;
   const known = embedded_fonts.get(key);
-  if (known !== undefined) {
+  if (known !== undefined && same_entries(known.entries, entries)) {
     embedded_fonts.delete(key);
     embedded_fonts.set(key, known);
     return known;
@@ -942,6 +955,7 @@ function embedded_latin_font(
   }
   const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
   const embedded: EmbeddedLatinFont = {
+    entries,
     // Subset fonts are named with a tag derived from their glyph set (PDF
     // 32000-1 9.6.4); deterministic, so identical documents stay identical.
     name: `${subset_tag(prepared.style, glyphs)}+${prepared.postscript}`,
@@ -958,17 +972,33 @@ function embedded_latin_font(
     ),
     widths: width_array(glyphs, prepared.widths),
   };
-  const bytes = 2 * (key.length + embedded.program.length +
-    embedded.to_unicode.length + embedded.widths.length);
+  if (known !== undefined) {
+    embedded_fonts.delete(key);
+    embedded_fonts_bytes -= cached_size(known);
+  }
   embedded_fonts.set(key, embedded);
-  embedded_fonts_bytes += bytes;
+  embedded_fonts_bytes += cached_size(embedded);
   for (const [old_key, old] of embedded_fonts) {
     if (embedded_fonts_bytes <= EMBEDDED_FONT_CACHE_BYTES) break;
     embedded_fonts.delete(old_key);
-    embedded_fonts_bytes -= 2 * (old_key.length + old.program.length +
-      old.to_unicode.length + old.widths.length);
+    embedded_fonts_bytes -= cached_size(old);
   }
   return embedded;
+}
+
+/** Approximate bytes a cached subset holds (strings count 2 bytes a char). */
+function cached_size(embedded: EmbeddedLatinFont): number {
+  return 16 * embedded.entries.length + 2 * (embedded.program.length +
+        embedded.to_unicode.length + embedded.widths.length);
+}
+
+function same_entries(
+  a: readonly (number | string)[],
+  b: readonly (number | string)[],
+): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

@@ -320,6 +320,14 @@ const PARTY_NAME = cell_style({
 });
 const PARTY_LINES = cell_style({ padding: padding({ right: 20 }) });
 
+/** Notes: heading and paragraphs (see `draw_notes`). */
+const NOTES_HEAD = cell_style({
+  size: SIZE_LABEL,
+  color: MUTED,
+  padding: padding({ bottom: 5 }),
+});
+const NOTES_BODY = cell_style({ padding: padding({ bottom: 2 }) });
+
 /** Whether content `height` tall starting at `top` ends above the bottom margin. */
 function fits_on_page(doc: jsPDF, top: number, height: number): boolean {
   return top + height <= doc.internal.pageSize.getHeight() - MARGIN_BOTTOM;
@@ -1523,6 +1531,22 @@ function draw_notes(layout: Layout, start_y: number): void {
   const paragraphs = sanitize_text(invoice.notes ?? "").split("\n").map((
     p,
   ) => [p === "" ? " " : p]);
+  // Notes that fit on the page are drawn directly; longer ones continue on
+  // further pages through autotable.
+  const context = table_context(doc);
+  const width = content_width(doc);
+  const rows = [
+    table_row([
+      table_cell(context, layout.labels.notes, { width, style: NOTES_HEAD }),
+    ]),
+    ...paragraphs.map(([text]) =>
+      table_row([table_cell(context, text, { width, style: NOTES_BODY })])
+    ),
+  ];
+  if (fits_on_page(doc, start_y, rows_height(rows))) {
+    draw_table_rows(context, rows, { left: layout.x(0, width), top: start_y });
+    return;
+  }
   autoTable(doc, {
     theme: "plain",
     startY: start_y,

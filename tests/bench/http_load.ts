@@ -838,7 +838,7 @@ async function bench_target(
       running.delete(service.process.child);
     });
     if (backend_pids) service.backend_pids = backend_pids;
-    const idle_rss_mb = round(current_rss_bytes(service.pid) / 2 ** 20, 0);
+    const idle_rss_mb = await settled_rss_mb(service);
     console.error(
       `${target.name}: service pid ${service.pid} at ${service.url}`,
     );
@@ -916,6 +916,22 @@ async function bench_target(
   }
 }
 
+/**
+ * RSS of the idle service once it has settled, MB: render workers finish
+ * loading after the service listens, so the reading waits until RSS stops
+ * growing (two readings a second apart within 1 MB; at most 20 s).
+ */
+async function settled_rss_mb(service: Service): Promise<number> {
+  let last = current_rss_bytes(service.pid);
+  for (let second = 0; second < 20; second++) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const now = current_rss_bytes(service.pid);
+    if (Math.abs(now - last) < 2 ** 20) break;
+    last = now;
+  }
+  return round(current_rss_bytes(service.pid) / 2 ** 20, 0);
+}
+
 /** RSS of the service after 5 s without requests, MB (idle after load). */
 async function rss_after_rest(service: Service): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, 5_000));
@@ -925,7 +941,7 @@ async function rss_after_rest(service: Service): Promise<number> {
 interface TargetResult {
   levels: LevelResult[];
   quota: QuotaCheck;
-  /** RSS of the idle service before any load, MB. */
+  /** RSS of the idle service before any load, once settled, MB. */
   idle_rss_mb: number;
   /** RSS of the idle service 5 s after the last row, MB. */
   rss_after_load_mb: number;

@@ -5,16 +5,19 @@
  * deno bench --allow-read tests/bench/render_bench.ts
  * ```
  *
- * 1, 10, 100, 300 and 1,000 items, Latin-only and mixed Unicode (Polish,
- * Romanian, Hungarian, Greek, Cyrillic). The PDF size of each case is
- * printed first. Targets: 10 Unicode items ≤ 5 ms median and ≤ 30 KB;
- * 300 items ≤ 40 ms.
+ * Feature rows (issue 13): the 10-item Unicode seed invoice that the HTTP
+ * benchmark sends, and the same invoice with one newer feature each (tax
+ * breakdown, locale, logo, EPC QR code, CJK, Arabic, issue 9's every field,
+ * Factur-X; see `render_cases.ts`). Each prints the CPU time per render
+ * (all threads of the process, V8's garbage collection included), the
+ * median wall time, the bytes V8 allocated per render (garbage) and the PDF
+ * size, next to the row's target (README, "Renderer (issue 13)").
  *
- * Issue 9 rows: a 10-item invoice with every new field (de-DE locale,
- * parties with tax ids, units, two tax rates, a discount and a charge,
- * amount paid, references, payment details with link, EPC QR code and a
- * 40 KB PNG logo), against the 10-item seed invoice in the same run
- * (target ≤ 1.5×). The logo is decoded once per process (cache by hash).
+ * Then 1, 10, 100, 300 and 1,000 items, Latin-only and mixed Unicode
+ * (Polish, Romanian, Hungarian, Greek, Cyrillic); targets: 10 Unicode items
+ * ≤ 5 ms median and ≤ 30 KB; 300 items ≤ 40 ms. And the issue 9 pair: a
+ * 10-item invoice with every issue 9 field against the 10-item seed invoice
+ * in the same run (target ≤ 1.5×).
  */
 
 import process from "node:process";
@@ -23,8 +26,9 @@ import {
   load_invoice_fonts,
   render_invoice_pdf,
 } from "../../server/pdf/mod.ts";
-import { german_vat_invoice } from "../fixtures/rendered_invoices.ts";
-import { noisy_png_logo } from "../helpers/images.ts";
+import v8 from "node:v8";
+import { render_invoice_document } from "../../server/einvoice/mod.ts";
+import { render_cases, type RenderCase } from "./render_cases.ts";
 
 const LATIN = [
   "Consulting services, March 2024",
@@ -104,21 +108,9 @@ function invoice(count: number, unicode: boolean): Invoice {
   };
 }
 
-/**
- * The 10-item invoice with every field of issue 9, a 40 KB logo, two tax
- * rates and a QR code.
- */
+/** The issue 9 row's invoice (see `render_cases.ts`). */
 function full_featured_invoice(): Invoice {
-  const base = german_vat_invoice() as unknown as Record<string, unknown>;
-  const items = base.items as Record<string, unknown>[];
-  return {
-    ...base,
-    items: Array.from({ length: 10 }, (_, i) => ({
-      ...items[i % 2],
-      description: `${items[i % 2].description} #${i + 1}`,
-    })),
-    logo: noisy_png_logo(40_000),
-  } as unknown as Invoice;
+  return render_cases().find((c) => c.name === "issue 9")!.invoice;
 }
 
 // Fonts are read once per process; keep that out of the measurements.
@@ -153,7 +145,91 @@ function median_ms(
   return times[Math.floor(n / 2)];
 }
 
+/** Targets of the feature rows: CPU ms per render on the 2-core dev VM. */
+const CPU_TARGETS_MS: Record<string, number> = {
+  seed: 2,
+  tax: 2.5,
+  locale: 2.5,
+  logo: 2.5,
+  qr: 3,
+  cjk: 6,
+  arabic: 5,
+  "issue 9": 4,
+  "factur-x": 4,
+};
+
+function render_case(c: RenderCase): Uint8Array {
+  return render_invoice_document(c.invoice, {
+    format: c.factur_x ? "factur-x" : "pdf",
+  }).bytes;
+}
+
+function allocated_bytes(): number {
+  return (v8.getHeapStatistics() as { total_allocated_bytes?: number })
+    .total_allocated_bytes ?? NaN;
+}
+
+/**
+ * CPU ms per render (process CPU time: every thread, GC included), median
+ * wall ms and KB allocated per render, over `n` renders after `warmup`.
+ * Rounds alternate between the cases so that other load on a shared machine
+ * hits them alike; the lowest CPU of the rounds is kept.
+ */
+function feature_rows(
+  cases: RenderCase[],
+  { rounds, warmup, n }: { rounds: number; warmup: number; n: number },
+): { cpu: number; median: number; kb: number; bytes: number }[] {
+  const results = cases.map((c) => ({
+    cpu: Infinity,
+    median: Infinity,
+    kb: Infinity,
+    bytes: render_case(c).length,
+  }));
+  for (let round = 0; round < rounds; round++) {
+    cases.forEach((c, i) => {
+      for (let k = 0; k < warmup; k++) render_case(c);
+      const times: number[] = [];
+      const allocated = allocated_bytes();
+      const before = process.cpuUsage();
+      for (let k = 0; k < n; k++) {
+        const start = performance.now();
+        render_case(c);
+        times.push(performance.now() - start);
+      }
+      const used = process.cpuUsage(before);
+      const kb = (allocated_bytes() - allocated) / 1024 / n;
+      times.sort((a, b) => a - b);
+      const row = results[i];
+      row.cpu = Math.min(row.cpu, (used.user + used.system) / 1000 / n);
+      row.median = Math.min(row.median, times[Math.floor(n / 2)]);
+      row.kb = Math.min(row.kb, kb);
+    });
+  }
+  return results;
+}
+
 const report: string[] = [];
+{
+  const cases = render_cases();
+  const rows = feature_rows(cases, { rounds: 3, warmup: 100, n: 200 });
+  const seed_cpu = rows[0].cpu;
+  report.push(
+    "feature rows (CPU per render incl. GC, lowest of 3 alternating rounds):",
+  );
+  cases.forEach((c, i) => {
+    const { cpu, median, kb, bytes } = rows[i];
+    const target = CPU_TARGETS_MS[c.name];
+    report.push(
+      `  ${c.name.padEnd(9)} CPU ${cpu.toFixed(2).padStart(5)} ms ` +
+        `(${(cpu / seed_cpu).toFixed(2)}× seed; target ≤ ${target} ms ` +
+        `${cpu <= target ? "met" : "MISSED"}), median ${
+          median.toFixed(2).padStart(5)
+        } ms, ${kb.toFixed(0).padStart(5)} KB allocated, ${
+          String(bytes).padStart(6)
+        } bytes: ${c.what}`,
+    );
+  });
+}
 for (const unicode of [false, true]) {
   for (const count of COUNTS) {
     const input = invoice(count, unicode);
@@ -219,6 +295,18 @@ for (const unicode of [false, true]) {
   );
 }
 console.log(`render_invoice_pdf, in-process:\n  ${report.join("\n  ")}`);
+
+for (const c of render_cases()) {
+  Deno.bench({
+    name: `feature: ${c.name}`,
+    group: "feature rows",
+    baseline: c.name === "seed",
+    ...iterations(10),
+    fn: () => {
+      render_case(c);
+    },
+  });
+}
 
 Deno.bench({
   name: "seed 10 items",

@@ -131,9 +131,12 @@ export function start_stripe_stand_in(): Promise<StripeStandIn> {
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname;
-    const params = request.method === "POST"
-      ? form_params(await request.text())
-      : Object.fromEntries(url.searchParams);
+    const params = {
+      ...Object.fromEntries(url.searchParams),
+      ...(request.method === "POST" || request.method === "DELETE"
+        ? form_params(await request.text())
+        : {}),
+    };
     calls.push({ method: request.method, path, params });
     let match: RegExpExecArray | null;
     if (
@@ -165,6 +168,10 @@ export function start_stripe_stand_in(): Promise<StripeStandIn> {
     if ((match = /^\/v1\/subscriptions\/(\w+)$/.exec(path))) {
       const subscription = subscriptions.get(match[1]);
       if (!subscription) return not_found(path);
+      if (request.method === "DELETE") {
+        // Canceling ends the subscription at once, as Stripe's cancel does.
+        subscription.status = "canceled";
+      }
       if (request.method === "POST") {
         if (params["items[0][price]"]) {
           subscription.price = params["items[0][price]"];

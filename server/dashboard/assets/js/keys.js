@@ -1,7 +1,10 @@
-// The API Keys page: list, generate (the full key is shown once), revoke.
+// The API Keys page: list, generate (the full key is shown once), revoke,
+// and a curl example against this very server.
 import { ApiFailure, mutate, query } from "/assets/js/api.js";
 import { handle_signed_out, start_shell } from "/assets/js/shell.js";
 import {
+  clear_toast,
+  copy_text,
   find,
   format_date,
   format_date_time,
@@ -41,8 +44,52 @@ const new_key = find("[data-new-key]");
 const new_key_value = find("[data-new-key-value]");
 const copy_button = /** @type {HTMLButtonElement} */ (find("[data-copy-key]"));
 
+const curl_card = find("[data-curl-card]");
+const curl_code = find("[data-curl]");
+const curl_note = find("[data-curl-note]");
+
 /** @type {{id: string, name: string, prefix: string} | null} */
 let revoking = null;
+
+/** The newest active key, for the curl example when no new key is shown. */
+/** @type {{name: string, prefix: string} | null} */
+let newest_active = null;
+
+// A small invoice the example sends; the README and /docs show every field.
+const today = new Date();
+const EXAMPLE_INVOICE = {
+  invoice_number: "INV-0001",
+  date: today.toISOString().slice(0, 10),
+  due_date: new Date(today.getTime() + 30 * 86_400_000).toISOString()
+    .slice(0, 10),
+  currency: "EUR",
+  sender: { name: "Your Company", email: "billing@example.com" },
+  bill_to: { name: "Client Ltd", email: "ap@client.example" },
+  items: [{ description: "Consulting", quantity: 2, rate: 100, amount: 200 }],
+};
+
+/**
+ * A copyable curl call of POST /generate on this server (the page's own
+ * origin), with the key just created, or the prefix of the newest key.
+ */
+function render_curl() {
+  const full_key = new_key.hidden ? "" : new_key_value.textContent ?? "";
+  const key = full_key ||
+    (newest_active ? `${newest_active.prefix}…` : "YOUR_API_KEY");
+  curl_note.textContent = full_key
+    ? "Ready to run with the key you just created. The full key is on this page only until you leave it."
+    : newest_active
+    ? `Replace ${newest_active.prefix}… with the full key “${newest_active.name}” (only its first characters are kept here).`
+    : "Generate a key first, then put it where YOUR_API_KEY stands.";
+  curl_code.textContent = [
+    `curl -X POST ${location.origin}/generate \\`,
+    `  -H "Authorization: Bearer ${key}" \\`,
+    `  -H "Content-Type: application/json" \\`,
+    `  -d '${JSON.stringify(EXAMPLE_INVOICE)}' \\`,
+    "  -o invoice.pdf",
+  ].join("\n");
+  curl_card.hidden = false;
+}
 
 /**
  * @param {unknown} error
@@ -120,6 +167,8 @@ async function load_keys(highlight_id = null) {
       }`;
     table.hidden = keys.length === 0;
     empty.hidden = keys.length > 0;
+    newest_active = sorted.find((key) => key.status === "active") ?? null;
+    render_curl();
   } catch (error) {
     report(error, list_error);
   } finally {
@@ -162,6 +211,8 @@ create_form.addEventListener("submit", async (event) => {
     create_dialog.close();
     show_new_key(created);
     await load_keys(created.id);
+    // Back to the key itself, not to the button that opened the dialog.
+    new_key_value.focus();
   } catch (error) {
     report(error, create_error);
   } finally {
@@ -174,21 +225,42 @@ function show_new_key(created) {
   find("[data-new-key-name]").textContent = created.name;
   new_key_value.textContent = created.key;
   copy_button.textContent = "Copy";
+  // A "copied" message was about an earlier key.
+  clear_toast();
   new_key.hidden = false;
+  render_curl();
   new_key.scrollIntoView({ behavior: "smooth", block: "center" });
 }
 
 function forget_new_key() {
-  // Gone from the page: nothing but this element ever held it.
+  // Gone from the page: nothing but this element (and the example) held it.
   new_key_value.textContent = "";
   new_key.hidden = true;
+  render_curl();
 }
+
+// Leaving (or reloading) loses a key shown once: the browser asks first.
+addEventListener("beforeunload", (event) => {
+  if (new_key.hidden || !new_key_value.textContent) return;
+  event.preventDefault();
+  event.returnValue = "";
+});
+
+find("[data-copy-curl]").addEventListener("click", async () => {
+  if (await copy_text(curl_code.textContent ?? "")) {
+    toast("Example copied to the clipboard");
+  } else {
+    const range = document.createRange();
+    range.selectNodeContents(curl_code);
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
+    toast("Press Ctrl+C (⌘C) to copy the selected example");
+  }
+});
 
 copy_button.addEventListener("click", async () => {
   const text = new_key_value.textContent ?? "";
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
+  if (!await copy_text(text)) {
     // Without clipboard permission: select it so Ctrl+C / long-press works.
     const range = document.createRange();
     range.selectNodeContents(new_key_value);

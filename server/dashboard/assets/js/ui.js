@@ -82,6 +82,29 @@ export function toast(message) {
   }, 3000);
 }
 
+/** Hides the status message at once (e.g. when what it was about is gone). */
+export function clear_toast() {
+  const element = document.querySelector("[data-toast]");
+  if (!(element instanceof HTMLElement)) return;
+  clearTimeout(toast_timer);
+  element.hidden = true;
+  element.textContent = "";
+}
+
+/**
+ * Copies `text` to the clipboard; false when the browser refused.
+ * @param {string} text
+ * @returns {Promise<boolean>}
+ */
+export async function copy_text(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Shows `message` in an error element, or hides it when null.
  * @param {HTMLElement} element

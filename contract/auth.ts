@@ -156,4 +156,4 @@ export const AccountDeletedSchema = z.object({
 
 /** What is kept of a deleted account: its monthly counts, summed per month with no account id. */
 export const DELETED_ACCOUNT_RETENTION =
-  "Its monthly invoice counts are kept only as anonymous month totals for the operator's books (no e-mail, no key, no account id).";
+  "The account's monthly invoice counts are kept only as anonymous month totals for the operator's books (no e-mail, no key, no account id).";

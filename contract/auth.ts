@@ -40,9 +40,19 @@ export const SignInSchema = z.strictObject({
 /** Input of `auth.sign_in`. */
 export type SignInInput = z.infer<typeof SignInSchema>;
 
-/** Output of `auth.sign_up` and `auth.sign_in`. */
+/** Output of `auth.sign_in`. */
 export const SignedInSchema = z.object({
   account: AccountSchema,
+});
+
+/**
+ * Output of `auth.sign_up`: the same for a new address and for one that
+ * already has an account (whose owner is told by mail), so sign-up does not
+ * reveal which accounts exist. No session is started either way.
+ */
+export const SignUpResultSchema = z.object({
+  signed_up: z.literal(true),
+  message: z.string(),
 });
 
 /** Output of `auth.session`: who is signed in, and the token writes must echo. */

@@ -40,9 +40,19 @@ export const SignInSchema = z.strictObject({
 /** Input of `auth.sign_in`. */
 export type SignInInput = z.infer<typeof SignInSchema>;
 
-/** Output of `auth.sign_up` and `auth.sign_in`. */
+/** Output of `auth.sign_in`. */
 export const SignedInSchema = z.object({
   account: AccountSchema,
+});
+
+/**
+ * Output of `auth.sign_up`: the same for a new address and for one that
+ * already has an account (whose owner is told by mail), so sign-up does not
+ * reveal which accounts exist. No session is started either way.
+ */
+export const SignUpResultSchema = z.object({
+  signed_up: z.literal(true),
+  message: z.string(),
 });
 
 /** Output of `auth.session`: who is signed in, and the token writes must echo. */
@@ -146,4 +156,4 @@ export const AccountDeletedSchema = z.object({
 
 /** What is kept of a deleted account: its monthly counts, summed per month with no account id. */
 export const DELETED_ACCOUNT_RETENTION =
-  "Its monthly invoice counts are kept only as anonymous month totals for the operator's books (no e-mail, no key, no account id).";
+  "The account's monthly invoice counts are kept only as anonymous month totals for the operator's books (no e-mail, no key, no account id).";

@@ -162,8 +162,10 @@ export interface Services {
   /** Revokes a key; with an account id, only that account's key. */
   revoke_key(key_id: string, account_id?: string): Promise<ApiKeyView>;
   /**
-   * Creates an account with a dashboard password. Throws `forbidden` when
-   * sign-up is switched off, `conflict` when the e-mail is taken.
+   * Creates an account with a dashboard password and mails the verification
+   * link; for an address that already has an account, mails its owner a
+   * notice instead. Settles the same way for both (no account enumeration).
+   * Throws `forbidden` when sign-up is switched off, `rate_limited`.
    */
   sign_up(
     input: {
@@ -173,7 +175,7 @@ export interface Services {
       client_address?: string;
     },
     response: ResponseSink,
-  ): Promise<AccountView>;
+  ): Promise<void>;
   /**
    * Checks a dashboard e-mail and password, rate-limited per e-mail. Throws
    * `unauthorized` (the same for an unknown e-mail and a wrong password) or

@@ -39,6 +39,7 @@ import {
   SessionStateSchema,
   SignedInSchema,
   SignInSchema,
+  SignUpResultSchema,
   SignUpSchema,
   VerifyEmailSchema,
 } from "./auth.ts";
@@ -242,17 +243,20 @@ export const app_router = t.router({
       }),
     sign_up: base
       .input(SignUpSchema)
-      .output(SignedInSchema)
+      .output(SignUpResultSchema)
       .mutation(async ({ ctx, input }) => {
-        const control = session_control_of(ctx);
-        const account = await ctx.services.sign_up({
+        // The same answer, and no session, whether or not the address
+        // already has an account: the mail tells the two apart.
+        await ctx.services.sign_up({
           ...input,
           origin: ctx.origin,
           client_address: ctx.client_address,
         }, ctx.response);
-        await control.start(account.id);
-        ctx.response.account_id = account.id;
-        return { account };
+        return {
+          signed_up: true as const,
+          message:
+            "Check your inbox: we sent a mail to this address. If the address is new to us, the mail has a link to confirm it, and you can sign in now with the password you chose. If it already has an account, the mail says how to sign in or reset its password.",
+        };
       }),
     sign_in: base
       .input(SignInSchema)

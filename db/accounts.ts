@@ -218,7 +218,11 @@ export async function delete_account(
     await tx.delete(accounts).where(eq(accounts.id, account_id));
     await tx.delete(rate_limit_windows).where(or(
       like(rate_limit_windows.bucket, `%:${account_id}`),
-      inArray(rate_limit_windows.bucket, [`signin:${email}`, `reset:${email}`]),
+      inArray(rate_limit_windows.bucket, [
+        `signin:${email}`,
+        `reset:${email}`,
+        `signup-notice:${email}`,
+      ]),
     ));
     return { email, months_kept: months.length };
   });

@@ -814,13 +814,24 @@ export function create_services(
 
     sign_up(input, response) {
       return with_database(async () => {
-        const account = await insert_account({
-          ...await password_auth.new_account(input, response),
-          // Self-service accounts prove their address by mail first.
-          email_verified: options.account_mail === undefined,
-        });
-        options.account_mail?.send_verification(account, input.origin);
-        return account;
+        // The password is hashed and the insert tried for a taken address
+        // too, and either way the mail goes out in the background: the
+        // answer and its timing are the same (no account enumeration).
+        const account_input = await password_auth.new_account(input, response);
+        try {
+          const account = await store.create_account(database, {
+            ...account_input,
+            // Self-service accounts prove their address by mail first.
+            email_verified: options.account_mail === undefined,
+          });
+          options.account_mail?.send_verification(account, input.origin);
+        } catch (error) {
+          if (!(error instanceof store.DuplicateEmailError)) throw error;
+          options.account_mail?.notify_sign_up_attempt(
+            { email: input.email },
+            input.origin,
+          );
+        }
       });
     },
 

@@ -2,11 +2,19 @@
  * Password reset and address verification over a real SMTP server on
  * loopback: the service's mail is received, its link parsed and followed.
  */
-import { assert, assertEquals, assertMatch } from "./assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertStringIncludes,
+} from "./assert.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import { link_in, start_smtp_sink } from "./helpers/smtp_sink.ts";
 import { create_mailer } from "../server/mail.ts";
-import { PASSWORD_RESET_LIMIT } from "../server/dashboard/account_mail.ts";
+import {
+  PASSWORD_RESET_LIMIT,
+  SIGN_UP_NOTICE_LIMIT,
+} from "../server/dashboard/account_mail.ts";
 
 const PASSWORD = "correct horse battery staple";
 const NEW_PASSWORD = "a brand new passphrase";
@@ -33,6 +41,30 @@ function cookie_of(response: Response): string {
   return set.split(";")[0];
 }
 
+/**
+ * Signs up (the answer carries no session, whatever the address), then
+ * signs in with the chosen password; returns the session cookie and account.
+ */
+async function sign_up_and_in(
+  server: TestServer,
+  email: string,
+): Promise<{ cookie: string; account_id: string }> {
+  const signed_up = await trpc(server, "auth.sign_up", {
+    email,
+    password: PASSWORD,
+  });
+  assertEquals(signed_up.status, 200);
+  assertEquals(signed_up.headers.get("set-cookie"), null);
+  assertEquals((await signed_up.json()).result.data.signed_up, true);
+  const signed_in = await trpc(server, "auth.sign_in", {
+    email,
+    password: PASSWORD,
+  });
+  assertEquals(signed_in.status, 200, "an unverified account may sign in");
+  const account_id = (await signed_in.json()).result.data.account.id;
+  return { cookie: cookie_of(signed_in), account_id };
+}
+
 async function signed_in_email(
   server: TestServer,
   cookie: string,
@@ -50,12 +82,7 @@ Deno.test("sign-up mails a verification link; live keys need a verified address"
   });
   try {
     const email = `new-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const signed_up = await trpc(server, "auth.sign_up", {
-      email,
-      password: PASSWORD,
-    });
-    assertEquals(signed_up.status, 200);
-    const account_id = (await signed_up.json()).result.data.account.id;
+    const { account_id } = await sign_up_and_in(server, email);
 
     const mail = await smtp.next_for(email);
     assertEquals(mail.user, "mailer", "authenticated with SMTP_URL's user");
@@ -110,6 +137,110 @@ Deno.test("sign-up mails a verification link; live keys need a verified address"
   }
 });
 
+/** An answer's headers, without those that differ on every request. */
+function stable_headers(response: Response): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) {
+    if (name === "date" || name === "x-request-id") continue;
+    headers[name] = value;
+  }
+  return headers;
+}
+
+Deno.test("sign-up answers alike for a new and a taken address; the owner is told by mail, at most once an hour", async () => {
+  const smtp = await start_smtp_sink();
+  let offset_ms = 0;
+  const start = new Date("2026-03-10T12:05:00Z").getTime();
+  const server = await start_test_server({
+    env: { SMTP_URL: smtp.url, MAIL_FROM },
+    now: () => new Date(start + offset_ms),
+  });
+  try {
+    const owner = `owner-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    await sign_up_and_in(server, owner);
+    await smtp.next_for(owner); // its verification mail
+    const newcomer = `newcomer-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const other_password = "someone else's passphrase";
+
+    const fresh = await trpc(server, "auth.sign_up", {
+      email: newcomer,
+      password: other_password,
+    });
+    const taken = await trpc(server, "auth.sign_up", {
+      email: owner.toUpperCase(),
+      password: other_password,
+    });
+    // Same status, same body, same headers (no Set-Cookie on either): the
+    // old 409 "already exists" is gone.
+    assertEquals(taken.status, 200);
+    assertEquals(fresh.status, taken.status);
+    assertEquals(stable_headers(fresh), stable_headers(taken));
+    assertEquals(fresh.headers.get("set-cookie"), null);
+    const body = await fresh.json();
+    assertEquals(await taken.json(), body);
+    assertEquals(body.result.data.signed_up, true);
+    assertMatch(body.result.data.message, /Check your inbox/);
+
+    // The newcomer gets the verification link, the owner a notice with a
+    // sign-in and a reset link (and no verification link).
+    link_in(await smtp.next_for(newcomer), "/verify-email");
+    const notice = await smtp.next_for(owner);
+    assertMatch(notice.headers.subject, /tried to sign up/);
+    assertMatch(notice.text, /already has an account/);
+    assertStringIncludes(notice.text, `${server.url}/signin\n`);
+    assertStringIncludes(notice.text, `${server.url}/forgot-password\n`);
+    assert(!notice.text.includes("/verify-email"));
+
+    // Nothing changed for the owner: the old password still signs in, the
+    // attempted one answers exactly like an unknown address.
+    const own = await trpc(server, "auth.sign_in", {
+      email: owner,
+      password: PASSWORD,
+    });
+    assertEquals(own.status, 200);
+    await own.body?.cancel();
+    const attempted = await trpc(server, "auth.sign_in", {
+      email: owner,
+      password: other_password,
+    });
+    const unknown = await trpc(server, "auth.sign_in", {
+      email: `nobody-${crypto.randomUUID().slice(0, 8)}@example.com`,
+      password: other_password,
+    });
+    assertEquals(attempted.status, 401);
+    assertEquals(unknown.status, 401);
+    assertEquals(await attempted.json(), await unknown.json());
+
+    // Within the hour, more attempts answer the same but mail nothing;
+    // an hour later the owner hears again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const again = await trpc(server, "auth.sign_up", {
+        email: owner,
+        password: other_password,
+      });
+      assertEquals(again.status, 200);
+      assertEquals(await again.json(), body);
+    }
+    offset_ms = SIGN_UP_NOTICE_LIMIT.window_seconds * 1000 + 1000;
+    const later = await trpc(server, "auth.sign_up", {
+      email: owner,
+      password: other_password,
+    });
+    assertEquals(await later.json(), body);
+    await smtp.next_for(owner);
+    // Shutting down waits for mail still being sent.
+    await server.server.shutdown();
+    const notices = smtp.messages.filter((message) =>
+      message.to.includes(owner) &&
+      /tried to sign up/.test(message.headers.subject)
+    );
+    assertEquals(notices.length, 2);
+  } finally {
+    await server.close();
+    await smtp.close();
+  }
+});
+
 Deno.test("password reset: same answer for any address, mailed link, single use, ends sessions, signs in", async (t) => {
   const smtp = await start_smtp_sink();
   let offset_ms = 0;
@@ -121,11 +252,7 @@ Deno.test("password reset: same answer for any address, mailed link, single use,
   });
   try {
     const email = `reset-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const signed_up = await trpc(server, "auth.sign_up", {
-      email,
-      password: PASSWORD,
-    });
-    const other_device = cookie_of(signed_up);
+    const { cookie: other_device } = await sign_up_and_in(server, email);
     await smtp.next_for(email); // the verification mail
 
     let reset_link: URL;

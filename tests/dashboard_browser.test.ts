@@ -80,6 +80,16 @@ Deno.test({
           await screenshot_both(page, "02-signup-error");
           await page.getByLabel("Password").fill(PASSWORD);
           await page.getByRole("button", { name: "Create account" }).click();
+          // The answer is the same for a taken address: check the inbox,
+          // then sign in with the password just chosen.
+          await page.locator("[data-form-done]").waitFor();
+          assertMatch(
+            await page.locator("[data-form-done]").innerText(),
+            /Check your inbox/,
+          );
+          assertEquals(new URL(page.url()).pathname, "/signup");
+          await screenshot_both(page, "02b-signup-check-inbox");
+          await page.getByRole("button", { name: "Sign in" }).click();
           await page.waitForURL("**/dashboard/keys");
           await page.getByText("No API keys yet").waitFor();
           assertEquals(
@@ -386,7 +396,7 @@ Deno.test({
   },
 });
 
-/** Signs up over tRPC and hands the session cookie to the browser. */
+/** Signs up and in over tRPC and hands the session cookie to the browser. */
 async function signed_up_browser(
   server: TestServer,
   browser: TestBrowser,
@@ -398,9 +408,17 @@ async function signed_up_browser(
     body: JSON.stringify({ email, password: PASSWORD }),
   });
   assertEquals(response.status, 200);
-  const account_id = (await response.json()).result.data.account.id;
+  await response.body?.cancel();
+  // Sign-up starts no session; signing in with the new password does.
+  const signed_in = await fetch(`${server.url}/trpc/auth.sign_in`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  assertEquals(signed_in.status, 200);
+  const account_id = (await signed_in.json()).result.data.account.id;
   const value = /session=([^;]*)/.exec(
-    response.headers.get("set-cookie") ?? "",
+    signed_in.headers.get("set-cookie") ?? "",
   )?.[1];
   assert(value, "no session cookie");
   await browser.context.addCookies([{

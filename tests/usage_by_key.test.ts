@@ -24,22 +24,32 @@ import type { AccountUsageView } from "../contract/mod.ts";
 
 const PASSWORD = "correct horse battery staple";
 
-/** Signs up through tRPC and returns the session cookie and account id. */
+/** Signs up and in through tRPC; returns the session cookie and account id. */
 async function sign_up(
   server: TestServer,
 ): Promise<{ cookie: string; account_id: string }> {
+  const credentials = JSON.stringify({
+    email: `by-key-${crypto.randomUUID().slice(0, 8)}@example.com`,
+    password: PASSWORD,
+  });
+  const headers = { "Content-Type": "application/json" };
   const response = await fetch(`${server.url}/trpc/auth.sign_up`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({
-      email: `by-key-${crypto.randomUUID().slice(0, 8)}@example.com`,
-      password: PASSWORD,
-    }),
+    headers,
+    body: credentials,
   });
   assertEquals(response.status, 200, await response.clone().text());
-  const account_id = (await response.json()).result.data.account.id;
+  await response.body?.cancel();
+  // Sign-up starts no session; signing in with the chosen password does.
+  const signed_in = await fetch(`${server.url}/trpc/auth.sign_in`, {
+    method: "POST",
+    headers,
+    body: credentials,
+  });
+  assertEquals(signed_in.status, 200, await signed_in.clone().text());
+  const account_id = (await signed_in.json()).result.data.account.id;
   const cookie = /(session=[^;]*)/.exec(
-    response.headers.get("set-cookie") ?? "",
+    signed_in.headers.get("set-cookie") ?? "",
   )?.[1];
   assert(cookie, "no session cookie");
   await set_email_verified(server.test_database.database, account_id);

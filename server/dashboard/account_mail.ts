@@ -37,6 +37,16 @@ export const PASSWORD_RESET_LIMIT = {
   window_seconds: 15 * 60,
 } as const;
 
+/**
+ * Notices to an account's owner that someone tried to sign up with its
+ * address: at most this many per address in the window, so sign-up cannot
+ * be used to flood a mailbox.
+ */
+export const SIGN_UP_NOTICE_LIMIT = {
+  per_email: 1,
+  window_seconds: 60 * 60,
+} as const;
+
 /** Password reset and address verification over a database and a mailer. */
 export interface AccountMail {
   /** Mails a reset link if the address has an account; throws `rate_limited`. */
@@ -53,6 +63,12 @@ export interface AccountMail {
     account: { id: string; email: string },
     origin?: string,
   ): void;
+  /**
+   * Tells the owner of an existing account that someone tried to sign up
+   * with its address, with links to sign in and to reset the password (in
+   * the background, rate-limited per address; nothing if no account).
+   */
+  notify_sign_up_attempt(input: { email: string }, origin?: string): void;
   /**
    * Marks the address verified from a verification token, or, from an
    * address-change token, moves the account to the new (now proven) address
@@ -111,9 +127,14 @@ export function create_account_mail(
     pending.add(running);
   }
 
+  function page(origin: string | undefined, path: string): string {
+    return `${
+      origin ?? options.fallback_origin ?? "http://localhost:8000"
+    }${path}`;
+  }
+
   function link(origin: string | undefined, path: string, token: string) {
-    const base = origin ?? options.fallback_origin ?? "http://localhost:8000";
-    return `${base}${path}?token=${encodeURIComponent(token)}`;
+    return `${page(origin, path)}?token=${encodeURIComponent(token)}`;
   }
 
   async function limit(
@@ -282,6 +303,35 @@ export function create_account_mail(
             "The link works once, for 48 hours. Until then you can use the dashboard and test keys; live API keys need a confirmed address.",
             "",
             "If you did not create an Ink account, ignore this mail.",
+          ].join("\n"),
+        });
+      });
+    },
+
+    notify_sign_up_attempt(input, origin) {
+      in_background(async () => {
+        const email = store.normalize_email(input.email);
+        const hit = await store.hit_rate_limit(database, {
+          bucket: `signup-notice:${email}`,
+          now: options.now(),
+          window_seconds: SIGN_UP_NOTICE_LIMIT.window_seconds,
+        });
+        if (hit.count > SIGN_UP_NOTICE_LIMIT.per_email) return;
+        const account = await store.find_account_by_email(database, email);
+        if (!account) return;
+        await options.mailer.send({
+          to: account.email,
+          subject: "Someone tried to sign up for Ink with your address",
+          text: [
+            `Someone (perhaps you) tried to create a new Ink account with ${account.email}, which already has an account. No new account was created and nothing was changed.`,
+            "",
+            "To use your account, sign in:",
+            page(origin, "/signin"),
+            "",
+            "If you forgot your password, choose a new one here:",
+            page(origin, "/forgot-password"),
+            "",
+            "If it was not you, ignore this mail: your account is safe as it is.",
           ].join("\n"),
         });
       });

@@ -115,8 +115,19 @@ export function table_row(cells: TableCell[]): TableRow {
   return { cells, height };
 }
 
-/** PDF number: at most three decimals, no exponent, no "-0". */
-function num(value: number): string {
+/**
+ * PDF coordinate with `decimals` decimals at most, no exponent, no "-0".
+ * Items-table body cells keep the two decimals they were always written
+ * with; other cells six (jsPDF wrote them with full precision).
+ */
+function coordinate(value: number, decimals: number): string {
+  const scale = decimals === 2 ? 100 : 1e6;
+  const rounded = Math.round(value * scale) / scale;
+  return rounded === 0 ? "0" : String(rounded);
+}
+
+/** Colour component: three decimals, as jsPDF writes colours. */
+function component(value: number): string {
   const rounded = Math.round(value * 1000) / 1000;
   return rounded === 0 ? "0" : String(rounded);
 }
@@ -128,7 +139,7 @@ const strokes = new Map<Rgb, string>();
 export function fill_operator(color: Rgb): string {
   let op = fills.get(color);
   if (op === undefined) {
-    op = color.map((c) => num(c / 255)).join(" ") + " rg";
+    op = color.map((c) => component(c / 255)).join(" ") + " rg";
     fills.set(color, op);
   }
   return op;
@@ -137,7 +148,7 @@ export function fill_operator(color: Rgb): string {
 function stroke_operator(color: Rgb): string {
   let op = strokes.get(color);
   if (op === undefined) {
-    op = color.map((c) => num(c / 255)).join(" ") + " RG";
+    op = color.map((c) => component(c / 255)).join(" ") + " RG";
     strokes.set(color, op);
   }
   return op;
@@ -154,8 +165,14 @@ function write(doc: jsPDF, ops: string): void {
 export function draw_table_row(
   context: TableContext,
   row: TableRow,
-  { left, top }: { left: number; top: number },
+  { left, top, decimals = 6 }: {
+    left: number;
+    top: number;
+    /** Decimals of positions: 2 (items-table body cells) or 6. */
+    decimals?: 2 | 6;
+  },
 ): number {
+  const num = (value: number): string => coordinate(value, decimals);
   const { doc, page_height, mirrored } = context;
   let x = left;
   let ops = "";

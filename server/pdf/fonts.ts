@@ -666,9 +666,12 @@ function plain_text_options(options: unknown): boolean {
   return true;
 }
 
-/** PDF number: at most three decimals, no exponent, no "-0". */
+/**
+ * PDF number: at most six decimals (jsPDF wrote full precision), no
+ * exponent, no "-0".
+ */
 function pdf_number(value: number): string {
-  const rounded = Math.round(value * 1000) / 1000;
+  const rounded = Math.round(value * 1e6) / 1e6;
   return rounded === 0 ? "0" : String(rounded);
 }
 

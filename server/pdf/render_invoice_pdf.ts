@@ -1192,7 +1192,7 @@ function draw_items_directly(
     }
     const rule_y = num(page_height - (y + row.height));
     write_ops(doc, `${rule}${rule_y}${rule_end}${rule_y} l S Q`);
-    y = draw_table_row(context, row, { left, top: y });
+    y = draw_table_row(context, row, { left, top: y, decimals: 2 });
   });
   y = draw_table_rows(context, foot, { left, top: y });
   check_pages();

@@ -153,9 +153,9 @@ const CPU_TARGETS_MS: Record<string, number> = {
   logo: 2.5,
   qr: 3,
   cjk: 6,
-  arabic: 5,
-  "issue 9": 4,
-  "factur-x": 4,
+  arabic: 6,
+  "issue 9": 5,
+  "factur-x": 5,
 };
 
 function render_case(c: RenderCase): Uint8Array {

@@ -35,6 +35,24 @@ if (form instanceof HTMLFormElement) {
     form,
   ));
 
+  const done_box = form.querySelector("[data-form-done]");
+  let signed_up = false;
+
+  /**
+   * Sign-up answered: say to check the inbox, keep the fields (read-only)
+   * and turn the button into "Sign in".
+   */
+  const show_done = (/** @type {string} */ message) => {
+    if (done_box instanceof HTMLElement) {
+      done_box.textContent = message;
+      done_box.hidden = false;
+    }
+    email.readOnly = true;
+    password.readOnly = true;
+    submit.textContent = "Sign in";
+    submit.focus();
+  };
+
   for (const input of [email, password]) {
     input.addEventListener(
       "input",
@@ -64,15 +82,24 @@ if (form instanceof HTMLFormElement) {
       /** @type {HTMLInputElement} */ (problems[0][0]).focus();
       return;
     }
-    set_busy(
-      submit,
-      procedure === "auth.sign_up" ? "Creating account…" : "Signing in…",
-    );
+    // After sign-up the same form signs in with what was just typed.
+    const signing_up = procedure === "auth.sign_up" && !signed_up;
+    set_busy(submit, signing_up ? "Creating account…" : "Signing in…");
     try {
-      await mutate(procedure, {
+      const credentials = {
         email: email.value.trim(),
         password: password.value,
-      });
+      };
+      if (signing_up) {
+        // The same answer whether or not the address already has an
+        // account (no session either way): the mail tells the two apart.
+        const result = await mutate(procedure, credentials);
+        signed_up = true;
+        set_busy(submit, null);
+        show_done(result.message);
+        return;
+      }
+      await mutate("auth.sign_in", credentials);
       location.assign(next_location());
     } catch (error) {
       set_busy(submit, null);

@@ -511,3 +511,26 @@ Deno.test("the issue 11 locales print their translated labels", async () => {
     }
   }
 });
+
+Deno.test("script font subsets are reused per glyph set: any render order gives the same files, each with its own text", async () => {
+  const first = script_invoice(SCRIPT_SAMPLES.Japanese);
+  const second = script_invoice([
+    "佐藤花子",
+    "有限会社みどり",
+    "大阪府大阪市北区",
+    "ウェブ保守",
+    "ありがとうございます",
+  ]);
+  const first_pdf = render_invoice_pdf(first);
+  const second_pdf = render_invoice_pdf(second);
+  assertEquals(render_invoice_pdf(first), first_pdf);
+  assertEquals(render_invoice_pdf(second), second_pdf);
+  const text = readable(await pdf_text(second_pdf, { mode: "reading" }));
+  for (const sample of ["佐藤花子", "有限会社みどり", "ありがとうございます"]) {
+    assertStringIncludes(text, sample);
+  }
+  assertStringIncludes(
+    readable(await pdf_text(render_invoice_pdf(first), { mode: "reading" })),
+    "株式会社さくら商事",
+  );
+});

@@ -890,8 +890,8 @@ function put_document_font(args: PutFontArgs, font: DocumentFont): void {
   args.font.isAlreadyPutted = true;
 }
 
-/** The parts of an embedded Latin font subset that depend on its glyphs only. */
-interface EmbeddedLatinFont {
+/** The parts of an embedded font subset that depend on its glyphs only. */
+interface EmbeddedFont {
   /** Glyph id and its text, in turn: what the subset was built from. */
   entries: (number | string)[];
   /** Subset name, e.g. "ABCDEF+NotoSans-Regular". */
@@ -903,6 +903,8 @@ interface EmbeddedLatinFont {
   to_unicode: string;
   /** The `/W` array. */
   widths: string;
+  /** Script fonts: the deflated `/CIDToGIDMap` stream (binary string). */
+  cid_to_gid?: string;
 }
 
 /**
@@ -911,7 +913,7 @@ interface EmbeddedLatinFont {
  * glyph set, and building a subset (copying the glyphs, deflating the
  * program) is the largest single cost of a small invoice.
  */
-const embedded_fonts = new Map<string, EmbeddedLatinFont>();
+const embedded_fonts = new Map<string, EmbeddedFont>();
 let embedded_fonts_bytes = 0;
 /** Bound of {@link embedded_fonts}, per process (render worker). */
 const EMBEDDED_FONT_CACHE_BYTES = 4 * 1024 * 1024;
@@ -919,32 +921,12 @@ const EMBEDDED_FONT_CACHE_BYTES = 4 * 1024 * 1024;
 function embedded_latin_font(
   font: DocumentFont,
   glyphs: readonly number[],
-): EmbeddedLatinFont {
+): EmbeddedFont {
   const prepared = font.prepared;
-  // The key is a hash of the glyphs and their text; a hit is confirmed by
-  // comparing them (building a string key per document cost more).
   const entries: (number | string)[] = [];
-  let hash = 0x811c9dc5;
-  for (const gid of glyphs) {
-    const value = font.toUnicode[gid];
-    entries.push(gid, value);
-    hash = Math.imul(hash ^ gid, 0x01000193);
-    if (typeof value === "number") {
-      hash = Math.imul(hash ^ value, 0x01000193);
-    } else {
-      for (let i = 0; i < value.length; i++) {
-        hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
-      }
-      hash = Math.imul(hash ^ 0xffff, 0x01000193);
-    }
-  }
-  const key = `${prepared.postscript} ${glyphs.length} ${hash >>> 0}`;
-  const known = embedded_fonts.get(key);
-  if (known !== undefined && same_entries(known.entries, entries)) {
-    embedded_fonts.delete(key);
-    embedded_fonts.set(key, known);
-    return known;
-  }
+  for (const gid of glyphs) entries.push(gid, font.toUnicode[gid]);
+  const cached = cached_font(prepared.postscript, entries);
+  if (cached.found !== undefined) return cached.found;
   const cmap = new Map<number, number>();
   for (const gid of glyphs) {
     const value = font.toUnicode[gid];
@@ -957,7 +939,7 @@ function embedded_latin_font(
     ) cmap.set(cp, gid);
   }
   const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
-  const embedded: EmbeddedLatinFont = {
+  const embedded: EmbeddedFont = {
     entries,
     // Subset fonts are named with a tag derived from their glyph set (PDF
     // 32000-1 9.6.4); deterministic, so identical documents stay identical.
@@ -975,9 +957,47 @@ function embedded_latin_font(
     ),
     widths: width_array(glyphs, prepared.widths),
   };
-  if (known !== undefined) {
+  store_font(cached.key, embedded);
+  return embedded;
+}
+
+/**
+ * Looks up the cached subset of font `postscript` built from `entries`
+ * (glyph ids or CIDs with the text each stands for, in order). The key is
+ * a hash of the entries; a hit is confirmed by comparing them (building a
+ * string key per document cost more than the lookup saves).
+ */
+function cached_font(
+  postscript: string,
+  entries: (number | string)[],
+): { key: string; found?: EmbeddedFont } {
+  let hash = 0x811c9dc5;
+  for (const value of entries) {
+    if (typeof value === "number") {
+      hash = Math.imul(hash ^ value, 0x01000193);
+    } else {
+      for (let i = 0; i < value.length; i++) {
+        hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
+      }
+      hash = Math.imul(hash ^ 0x10000, 0x01000193);
+    }
+  }
+  const key = `${postscript} ${entries.length} ${hash >>> 0}`;
+  const known = embedded_fonts.get(key);
+  if (known === undefined || !same_entries(known.entries, entries)) {
+    return { key };
+  }
+  embedded_fonts.delete(key);
+  embedded_fonts.set(key, known);
+  return { key, found: known };
+}
+
+/** Caches `embedded` under `key`, evicting the least recently used. */
+function store_font(key: string, embedded: EmbeddedFont): void {
+  const replaced = embedded_fonts.get(key);
+  if (replaced !== undefined) {
     embedded_fonts.delete(key);
-    embedded_fonts_bytes -= cached_size(known);
+    embedded_fonts_bytes -= cached_size(replaced);
   }
   embedded_fonts.set(key, embedded);
   embedded_fonts_bytes += cached_size(embedded);
@@ -986,11 +1006,10 @@ function embedded_latin_font(
     embedded_fonts.delete(old_key);
     embedded_fonts_bytes -= cached_size(old);
   }
-  return embedded;
 }
 
 /** Approximate bytes a cached subset holds (strings count 2 bytes a char). */
-function cached_size(embedded: EmbeddedLatinFont): number {
+function cached_size(embedded: EmbeddedFont): number {
   return 16 * embedded.entries.length + 2 * (embedded.program.length +
         embedded.to_unicode.length + embedded.widths.length);
 }
@@ -1015,45 +1034,31 @@ function put_script_document_font(
 ): void {
   const { out, newObject, putStream } = args;
   const prepared = font.prepared;
-  const glyphs = [...new Set(font.cid_gids)].filter((g) => g > 0)
-    .sort((a, b) => a - b);
-  const cmap = new Map<number, number>();
-  font.cid_texts.forEach((text, cid) => {
-    const cp = text.codePointAt(0);
-    if (cp !== undefined && cp <= 0xffff && text.length === 1) {
-      cmap.set(cp, font.cid_gids[cid]);
-    }
-  });
-  const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
-  const name = `${subset_tag(prepared.style, glyphs)}+${prepared.postscript}`;
+  const embedded = embedded_script_font(font);
+  const name = embedded.name;
 
   const file_id = newObject();
   putStream({
-    data: bytes_to_binary_string(deflateSync(program, { level: 1 })),
+    data: embedded.program,
     filters: [],
     alreadyAppliedFilters: ["/FlateDecode"],
-    additionalKeyValues: [{ key: "Length1", value: program.length }],
+    additionalKeyValues: [{ key: "Length1", value: embedded.program_length }],
     objectId: file_id,
   });
   out("endobj");
 
-  const cids = font.cid_gids.map((_, cid) => cid).slice(1);
-  const texts: Record<number, string> = {};
-  for (const cid of cids) {
-    if (font.cid_texts[cid] !== "") texts[cid] = font.cid_texts[cid];
-  }
   const cmap_id = newObject();
-  putStream({ data: to_unicode_cmap(cids, texts), objectId: cmap_id });
+  putStream({
+    data: embedded.to_unicode,
+    filters: [],
+    alreadyAppliedFilters: ["/FlateDecode"],
+    objectId: cmap_id,
+  });
   out("endobj");
 
-  const map = new Uint8Array(font.cid_gids.length * 2);
-  font.cid_gids.forEach((gid, cid) => {
-    map[cid * 2] = gid >> 8;
-    map[cid * 2 + 1] = gid & 0xff;
-  });
   const map_id = newObject();
   putStream({
-    data: bytes_to_binary_string(deflateSync(map, { level: 1 })),
+    data: embedded.cid_to_gid!,
     filters: [],
     alreadyAppliedFilters: ["/FlateDecode"],
     objectId: map_id,
@@ -1067,16 +1072,12 @@ function put_script_document_font(
   );
   out("endobj");
 
-  const cid_widths = Float64Array.from(
-    font.cid_gids,
-    (gid) => prepared.widths[gid],
-  );
   const cid_font_id = newObject();
   out(
     `<</Type/Font/Subtype/CIDFontType2/BaseFont/${name}` +
       `/CIDSystemInfo<</Registry(Adobe)/Ordering(Identity)/Supplement 0>>` +
       `/FontDescriptor ${descriptor_id} 0 R/CIDToGIDMap ${map_id} 0 R` +
-      `/W ${width_array(cids, cid_widths)}>>`,
+      `/W ${embedded.widths}>>`,
   );
   out("endobj");
 
@@ -1087,6 +1088,55 @@ function put_script_document_font(
   );
   out("endobj");
   args.font.isAlreadyPutted = true;
+}
+
+/** The subset of a script font, cached like {@link embedded_latin_font}. */
+function embedded_script_font(font: DocumentFont): EmbeddedFont {
+  const prepared = font.prepared;
+  const entries: (number | string)[] = [];
+  for (let cid = 1; cid < font.cid_gids.length; cid++) {
+    entries.push(font.cid_gids[cid], font.cid_texts[cid]);
+  }
+  const cached = cached_font(prepared.postscript, entries);
+  if (cached.found !== undefined) return cached.found;
+  const glyphs = [...new Set(font.cid_gids)].filter((g) => g > 0)
+    .sort((a, b) => a - b);
+  const cmap = new Map<number, number>();
+  font.cid_texts.forEach((text, cid) => {
+    const cp = text.codePointAt(0);
+    if (cp !== undefined && cp <= 0xffff && text.length === 1) {
+      cmap.set(cp, font.cid_gids[cid]);
+    }
+  });
+  const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
+  const cids = font.cid_gids.map((_, cid) => cid).slice(1);
+  const texts: Record<number, string> = {};
+  for (const cid of cids) {
+    if (font.cid_texts[cid] !== "") texts[cid] = font.cid_texts[cid];
+  }
+  const map = new Uint8Array(font.cid_gids.length * 2);
+  font.cid_gids.forEach((gid, cid) => {
+    map[cid * 2] = gid >> 8;
+    map[cid * 2 + 1] = gid & 0xff;
+  });
+  const cid_widths = Float64Array.from(
+    font.cid_gids,
+    (gid) => prepared.widths[gid],
+  );
+  const embedded: EmbeddedFont = {
+    entries,
+    name: `${subset_tag(prepared.style, glyphs)}+${prepared.postscript}`,
+    program: bytes_to_binary_string(deflateSync(program, { level: 1 })),
+    program_length: program.length,
+    // The default level, as jsPDF's filter (ours) would deflate it.
+    to_unicode: bytes_to_binary_string(
+      deflateSync(binary_string_to_bytes(to_unicode_cmap(cids, texts))),
+    ),
+    widths: width_array(cids, cid_widths),
+    cid_to_gid: bytes_to_binary_string(deflateSync(map, { level: 1 })),
+  };
+  store_font(cached.key, embedded);
+  return embedded;
 }
 
 function subset_tag(style: string, glyphs: readonly number[]): string {

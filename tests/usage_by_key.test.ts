@@ -11,6 +11,7 @@ import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import { open_test_database } from "./helpers/test_database.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
 import {
+  API_KEY_DISPLAY_PREFIX_LENGTH,
   create_account,
   create_api_key,
   get_usage_by_key,
@@ -154,7 +155,10 @@ Deno.test("usage by key: charged invoices per key, replays free, revoked keys ke
     assertEquals(live_total, before.used, "live keys add up to the month");
     const listed = before.by_key.find((key) => key.name === "Production")!;
     assertEquals(listed.id, production.id);
-    assertEquals(listed.prefix, production.key.slice(0, 12));
+    assertEquals(
+      listed.prefix,
+      production.key.slice(0, API_KEY_DISPLAY_PREFIX_LENGTH),
+    );
     assert(
       !JSON.stringify(before).includes(production.key),
       "never the secret",

@@ -2,7 +2,7 @@
  * Benchmarks of the PDF renderer, in-process:
  *
  * ```sh
- * deno bench --allow-read tests/bench/render_bench.ts
+ * deno bench --allow-read --allow-env tests/bench/render_bench.ts
  * ```
  *
  * Feature rows (issue 13): the 10-item Unicode seed invoice that the HTTP

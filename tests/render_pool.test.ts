@@ -22,7 +22,9 @@ Deno.test("render pool: same bytes as in-process, off the request thread", async
 Deno.test("render pool: a 1000-item invoice does not stall small ones", async () => {
   const pool = new RenderPool({ size: 2, max_queue: 10, timeout_ms: 60_000 });
   try {
-    await pool.render(small); // warm both code paths
+    // Warm both workers (two at once go to the two slots): a cold worker
+    // loading its fonts could otherwise lose to the large render.
+    await Promise.all([pool.render(small), pool.render(small)]);
     const order: string[] = [];
     const big = pool.render(large).then(() => order.push("large"));
     const little = pool.render(small).then(() => order.push("small"));

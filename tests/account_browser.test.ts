@@ -92,12 +92,11 @@ Deno.test({
           await value.waitFor();
           key = (await value.innerText()).trim();
           assertMatch(key, /^ink_live_[A-Za-z0-9_-]{43}$/);
-          assertEquals(
-            await page.evaluate(
-              "document.activeElement?.hasAttribute('data-new-key-value')",
-            ),
-            true,
-            "focus returns to the new key",
+          // Focus returns to the new key (waited for: it follows the answer).
+          await page.waitForFunction(
+            "document.activeElement?.hasAttribute('data-new-key-value')",
+            undefined,
+            { timeout: 5_000 },
           );
           await page.locator("[data-copy-key]").click();
           const toast = page.locator("[data-toast]");

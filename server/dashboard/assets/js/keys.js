@@ -210,9 +210,11 @@ create_form.addEventListener("submit", async (event) => {
     const created = await mutate("account.create_key", { name, mode });
     create_dialog.close();
     show_new_key(created);
-    await load_keys(created.id);
-    // Back to the key itself, not to the button that opened the dialog.
+    // Back to the key itself, not to the button that opened the dialog, as
+    // soon as it shows (the list reloads behind it).
     new_key_value.focus();
+    await load_keys(created.id);
+    if (document.activeElement === document.body) new_key_value.focus();
   } catch (error) {
     report(error, create_error);
   } finally {

@@ -18,9 +18,9 @@ export interface Config {
   max_body_bytes: number;
   /** Longest a request body may take to arrive, in ms (`BODY_TIMEOUT_MS`). */
   body_timeout_ms: number;
-  /** Longest a request head may take to arrive, in ms (`HEADER_TIMEOUT_MS`). */
+  /** Longest a request head may take to arrive, in ms (`HEADER_TIMEOUT_MS`; 0: no limit). */
   header_timeout_ms: number;
-  /** Longest a connection may sit idle between requests, in ms (`KEEP_ALIVE_TIMEOUT_MS`). */
+  /** Longest a connection may sit idle between requests, in ms (`KEEP_ALIVE_TIMEOUT_MS`; 0: no limit). */
   keep_alive_timeout_ms: number;
   /** Origins allowed to call `/generate` from a browser (CORS); empty: CORS off. */
   cors_origins: string[];
@@ -287,6 +287,12 @@ export function load_config(
     const text = get(name);
     return text === undefined ? undefined : parse_int(name, text, range);
   };
+  // 0 turns a connection timeout off (a load balancer in front enforces it).
+  const optional_timeout = (name: string, max: number): number | undefined => {
+    const text = get(name);
+    if (text?.trim() === "0") return 0;
+    return optional_int(name, { min: 100, max });
+  };
   const port_text = get("PORT");
   const rate_text = get("RATE_LIMIT_PER_MINUTE");
   const database_url = get("DATABASE_URL");
@@ -334,12 +340,10 @@ export function load_config(
     body_timeout_ms:
       optional_int("BODY_TIMEOUT_MS", { min: 100, max: 600_000 }) ??
         30_000,
-    header_timeout_ms:
-      optional_int("HEADER_TIMEOUT_MS", { min: 100, max: 600_000 }) ??
-        15_000,
+    header_timeout_ms: optional_timeout("HEADER_TIMEOUT_MS", 600_000) ??
+      15_000,
     keep_alive_timeout_ms:
-      optional_int("KEEP_ALIVE_TIMEOUT_MS", { min: 100, max: 3_600_000 }) ??
-        75_000,
+      optional_timeout("KEEP_ALIVE_TIMEOUT_MS", 3_600_000) ?? 75_000,
     cors_origins: parse_origins(get("CORS_ORIGINS")),
     signup_enabled: parse_bool("SIGNUP_ENABLED", get("SIGNUP_ENABLED"), true),
     signup_plan: parse_choice(

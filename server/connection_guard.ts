@@ -28,9 +28,9 @@ export interface ConnectionGuardOptions {
   hostname: string;
   /** Public port (0 picks a free one). */
   port: number;
-  /** Longest a request head may take to arrive, in ms. */
+  /** Longest a request head may take to arrive, in ms; 0: no limit. */
   header_timeout_ms: number;
-  /** Longest a connection may sit idle between requests, in ms. */
+  /** Longest a connection may sit idle between requests, in ms; 0: no limit. */
   keep_alive_timeout_ms: number;
 }
 
@@ -123,7 +123,7 @@ class GuardedConnection {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#waiting = waiting;
-    if (timeout_ms !== undefined && !this.#closed) {
+    if (timeout_ms && !this.#closed) {
       this.#timer = setTimeout(() => this.close(), timeout_ms);
     }
   }
@@ -199,6 +199,9 @@ export async function start_connection_guard(
   handler: GuardedHandler,
   options: ConnectionGuardOptions,
 ): Promise<ConnectionGuard> {
+  if (!options.header_timeout_ms && !options.keep_alive_timeout_ms) {
+    return await serve_unguarded(handler, options);
+  }
   // Keyed by the local port of our loopback connection, which is the remote
   // port `Deno.serve` reports for the request.
   const connections = new Map<number, GuardedConnection>();
@@ -270,5 +273,25 @@ export async function start_connection_guard(
       await Promise.all(pumps);
       await server.shutdown();
     },
+  };
+}
+
+// Both timeouts off (a load balancer in front enforces them): `Deno.serve`
+// on the public address itself, without the relay's cost per request.
+async function serve_unguarded(
+  handler: GuardedHandler,
+  options: ConnectionGuardOptions,
+): Promise<ConnectionGuard> {
+  const { promise: listening, resolve } = Promise.withResolvers<
+    Deno.NetAddr
+  >();
+  const server = Deno.serve({
+    hostname: options.hostname,
+    port: options.port,
+    onListen: (address) => resolve(address as Deno.NetAddr),
+  }, (request, info) => handler(request, { remoteAddr: info.remoteAddr }));
+  return {
+    address: await listening,
+    shutdown: () => server.shutdown(),
   };
 }

@@ -18,6 +18,12 @@ Deno.test("configuration defaults", () => {
   });
   assertEquals(set.header_timeout_ms, 10_000);
   assertEquals(set.keep_alive_timeout_ms, 30_000);
+  // 0 turns a timeout off.
+  const off = load_config({
+    HEADER_TIMEOUT_MS: "0",
+    KEEP_ALIVE_TIMEOUT_MS: "0",
+  });
+  assertEquals([off.header_timeout_ms, off.keep_alive_timeout_ms], [0, 0]);
   assertEquals(config.operator_email, undefined);
   assertEquals(
     load_config({ OPERATOR_EMAIL: " ops@ink.example " }).operator_email,
@@ -33,7 +39,7 @@ Deno.test("invalid configuration stops start-up with a clear message", () => {
     [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL must be a postgres/],
     [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN must be at least 16 characters/],
     [{ CORS_ORIGINS: "app.example.com" }, /CORS_ORIGINS must be/],
-    [{ HEADER_TIMEOUT_MS: "0" }, /HEADER_TIMEOUT_MS must be between 100/],
+    [{ HEADER_TIMEOUT_MS: "50" }, /HEADER_TIMEOUT_MS must be between 100/],
     [
       { KEEP_ALIVE_TIMEOUT_MS: "soon" },
       /KEEP_ALIVE_TIMEOUT_MS must be a whole/,

@@ -265,3 +265,21 @@ Deno.test("a busy keep-alive client, a slow body and a long render are not cut",
     await server.close();
   }
 });
+
+Deno.test("both timeouts 0: served without the relay, idle connections are left to the load balancer", async () => {
+  const server = await start_test_server({
+    env: { HEADER_TIMEOUT_MS: "0", KEEP_ALIVE_TIMEOUT_MS: "0" },
+  });
+  try {
+    const conn = await connect(server);
+    // Longer than the guarded tests' limits: nothing here closes it.
+    await send(conn, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    // A closed connection would fail the write or the read below.
+    await sleep(2_500);
+    await send(conn, "\r\n");
+    assertEquals((await read_response(conn)).status, 200);
+    conn.close();
+  } finally {
+    await server.close();
+  }
+});

@@ -15,7 +15,7 @@ import {
   TEST_WEBHOOK_SECRET,
 } from "./helpers/stripe_stand_in.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
-import { create_session, reserve_generation } from "../db/mod.ts";
+import { session_headers, use_invoices } from "./helpers/accounts.ts";
 import { ConfigError, load_config } from "../server/config.ts";
 
 const PERIOD_START = Math.floor(Date.parse("2026-11-01T00:00:00Z") / 1000);
@@ -40,23 +40,6 @@ async function setup(options: { now?: () => Date } = {}): Promise<Setup> {
       await server.close();
       await stand_in.close();
     },
-  };
-}
-
-/** A signed-in dashboard session for an account, made directly in the database. */
-async function session_for(
-  server: TestServer,
-  account_id: string,
-): Promise<Record<string, string>> {
-  const session = await create_session(server.test_database.database, {
-    account_id,
-    ttl_seconds: 3600,
-    now: new Date(),
-  });
-  return {
-    Cookie: `session=${session.token}`,
-    "X-CSRF-Token": session.csrf_token,
-    Origin: server.url,
   };
 }
 
@@ -154,17 +137,7 @@ Deno.test("webhook: a completed Checkout moves the account to the paid plan at o
     const { account_id, key } = await env.server.create_account({
       plan: "starter",
     });
-    const month = new Date().toISOString().slice(0, 7);
-    const day = new Date().toISOString().slice(0, 10);
-    for (let index = 0; index < 150; index++) {
-      await reserve_generation(env.server.test_database.database, {
-        account_id,
-        month,
-        day,
-        request_hash: `used-${index}`,
-        limit: 150,
-      });
-    }
+    await use_invoices(env.server, account_id, { count: 150, limit: 150 });
     const refused = await env.server.generate(key, full_invoice());
     assertEquals(refused.status, 403);
     await refused.body?.cancel();
@@ -419,7 +392,7 @@ Deno.test("plan change: a new subscription goes through Checkout with the exact 
   const env = await setup();
   try {
     const { account_id } = await env.server.create_account({ plan: "starter" });
-    const headers = await session_for(env.server, account_id);
+    const headers = await session_headers(env.server, account_id);
     const { status, body } = await call(
       env.server,
       "billing.change_plan",
@@ -463,7 +436,7 @@ Deno.test("plan change: upgrade at once with proration; downgrade scheduled at t
       subscription: "sub_U",
       price: "price_pro",
     });
-    const headers = await session_for(env.server, account_id);
+    const headers = await session_headers(env.server, account_id);
 
     const upgrade = await call(env.server, "billing.change_plan", headers, {
       plan: "team",
@@ -593,7 +566,7 @@ Deno.test("billing off: no webhook endpoint, plan changes point to the operator,
     });
     assertEquals(webhook.status, 404);
     await webhook.body?.cancel();
-    const headers = await session_for(server, account_id);
+    const headers = await session_headers(server, account_id);
     const change = await call(server, "billing.change_plan", headers, {
       plan: "pro",
     });

@@ -13,7 +13,7 @@ import {
   stripe_env,
 } from "./helpers/stripe_stand_in.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
-import { create_session, reserve_generation } from "../db/mod.ts";
+import { sign_in_browser, use_invoices } from "./helpers/accounts.ts";
 
 Deno.test({
   name:
@@ -30,27 +30,9 @@ Deno.test({
       const { account_id, key } = await server.create_account({
         plan: "starter",
       });
-      const database = server.test_database.database;
       const now = new Date();
-      for (let index = 0; index < 150; index++) {
-        await reserve_generation(database, {
-          account_id,
-          month: now.toISOString().slice(0, 7),
-          day: now.toISOString().slice(0, 10),
-          request_hash: `used-${index}`,
-          limit: 150,
-        });
-      }
-      const session = await create_session(database, {
-        account_id,
-        ttl_seconds: 3600,
-        now,
-      });
-      await browser.context.addCookies([{
-        name: "session",
-        value: session.token,
-        url: server.url,
-      }]);
+      await use_invoices(server, account_id, { count: 150, limit: 150 });
+      await sign_in_browser(browser, server, account_id);
 
       await t.step("the Usage page offers the plans as buttons", async () => {
         await page.goto(`${server.url}/dashboard/usage`);

@@ -13,7 +13,7 @@ import {
 } from "./helpers/test_server.ts";
 import { start_smtp_sink } from "./helpers/smtp_sink.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
-import { create_session, reserve_generation } from "../db/mod.ts";
+import { session_headers, use_invoices } from "./helpers/accounts.ts";
 import {
   ApiError,
   create_caller,
@@ -34,23 +34,6 @@ const OPERATOR = "ops@ink.example";
 const SUPPORT = "help@ink.example";
 const MAIL_FROM = "Ink <no-reply@ink.example>";
 
-/** A dashboard session made directly in the database. */
-async function session_for(
-  server: TestServer,
-  account_id: string,
-): Promise<Record<string, string>> {
-  const session = await create_session(server.test_database.database, {
-    account_id,
-    ttl_seconds: 3600,
-    now: new Date(),
-  });
-  return {
-    Cookie: `session=${session.token}`,
-    "X-CSRF-Token": session.csrf_token,
-    Origin: server.url,
-  };
-}
-
 async function trpc(
   server: TestServer,
   procedure: string,
@@ -64,23 +47,6 @@ async function trpc(
     body: input === undefined ? undefined : JSON.stringify(input),
   });
   return { status: response.status, body: await response.json() };
-}
-
-async function use_up_month(
-  server: TestServer,
-  account_id: string,
-  limit: number,
-): Promise<void> {
-  const now = new Date();
-  for (let index = 0; index < limit; index++) {
-    await reserve_generation(server.test_database.database, {
-      account_id,
-      month: now.toISOString().slice(0, 7),
-      day: now.toISOString().slice(0, 10),
-      request_hash: `used-${index}`,
-      limit,
-    });
-  }
 }
 
 Deno.test("upgrade request: 403 points to the form, recorded, operator mailed, listed, PATCH closes it", async (t) => {
@@ -101,8 +67,8 @@ Deno.test("upgrade request: 403 points to the form, recorded, operator mailed, l
     });
     const account = await (await server.admin(`/admin/accounts/${account_id}`))
       .json();
-    const headers = await session_for(server, account_id);
-    await use_up_month(server, account_id, 150);
+    const headers = await session_headers(server, account_id);
+    await use_invoices(server, account_id, { count: 150, limit: 150 });
 
     await t.step(
       "the 403 says where and how to ask, and names SUPPORT_EMAIL",
@@ -281,7 +247,7 @@ Deno.test("upgrade request over REST; bad input is a 400; repeats are limited", 
   try {
     const { account_id } = await server.create_account({ plan: "starter" });
     const headers = {
-      ...await session_for(server, account_id),
+      ...await session_headers(server, account_id),
       "Content-Type": "application/json",
     };
     const post = (body: unknown) =>
@@ -395,7 +361,7 @@ Deno.test("upgrade requests: session only for the customer's faces, admin bearer
       assertEquals(state.status, 401);
     }
     // The list: only the admin bearer token.
-    const session = await session_for(server, account_id);
+    const session = await session_headers(server, account_id);
     for (
       const headers of [
         {},

@@ -6,46 +6,10 @@
  *
  * @module
  */
+import { EXAMPLE_INVOICE } from "./example_invoice.ts";
+
 const ACCOUNT_ID = "3f6c1a52-8b0e-4c7d-9a51-2f4e8d7b6c10";
 const KEY_ID = "b1d2e3f4-5a6b-4c7d-8e9f-0a1b2c3d4e5f";
-
-/** The invoice the examples send (the dashboard's Try-it invoice, dated). */
-export const EXAMPLE_INVOICE = {
-  invoice_number: "INV-2026-0001",
-  date: "2026-11-23",
-  due_date: "2026-12-23",
-  currency: "USD",
-  sender: {
-    name: "Northwind Studio LLC",
-    email: "billing@northwind.example",
-    address: "500 Market Street, Suite 200",
-    city: "San Francisco",
-    state: "CA",
-    zip: "94105",
-    country: "US",
-  },
-  bill_to: {
-    name: "Globex Corporation",
-    email: "accounts@globex.example",
-    address: "42 Harbor Road",
-    city: "Boston",
-    state: "MA",
-    zip: "02110",
-    country: "US",
-  },
-  tax_rate: 7.25,
-  tax_label: "Sales tax",
-  items: [
-    {
-      description: "Website redesign (fixed fee)",
-      quantity: 1,
-      rate: 4800,
-      amount: 4800,
-    },
-    { description: "Support hours", quantity: 6, rate: 95.5, amount: 573 },
-  ],
-  payment_terms: "Net 30",
-};
 
 const USAGE = {
   month: "2026-11",
@@ -152,7 +116,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     request: EXAMPLE_INVOICE,
     responses: {
       "200":
-        "%PDF-1.3\n%ºß¬à\n3 0 obj\n<</Type /Page … (binary PDF, about 30 KB for this invoice) … %%EOF",
+        "%PDF-1.3\n%ºß¬à\n3 0 obj\n<</Type /Page … (binary PDF, about 15 KB for this invoice) … %%EOF",
     },
   },
   "get /account/usage": {

@@ -1,13 +1,19 @@
 /**
  * The example invoice, written once: the OpenAPI document sends it as the
- * request example of `POST /generate`. tests/example_invoice.test.ts checks
- * that it passes the contract's schemas.
+ * request example of `POST /generate` (as is, dated), and the dashboard's
+ * Try it page starts from it (carried in the page, see `pages.ts`), dated
+ * today in the browser. tests/example_invoice.test.ts checks that it passes
+ * the contract's schemas and that both show this same object.
  *
  * @module
  */
 import type { GenerateRequest } from "../contract/mod.ts";
 
-/** A valid invoice to start from: US sales tax, a discount, payment terms. */
+/**
+ * A valid invoice to start from: US sales tax, a discount, payment terms.
+ * The Try it page moves `date` to today, `due_date` as many days after it,
+ * and the year in `invoice_number` (the year of `date` here) to this year.
+ */
 export const EXAMPLE_INVOICE = {
   invoice_number: "INV-2026-0001",
   date: "2026-11-23",

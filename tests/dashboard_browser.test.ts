@@ -23,8 +23,21 @@ import { set_email_verified } from "../db/mod.ts";
 import { query_rows } from "../db/_util.ts";
 import { link_in, start_smtp_sink } from "./helpers/smtp_sink.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
+import { EXAMPLE_INVOICE } from "../server/example_invoice.ts";
 
 const PASSWORD = "correct horse battery staple";
+
+/** What Try it starts from: the server's example invoice, dated today (UTC), due 30 days later. */
+function example_dated_today(): Record<string, unknown> {
+  const today = new Date();
+  const day = (date: Date) => date.toISOString().slice(0, 10);
+  return {
+    ...EXAMPLE_INVOICE,
+    invoice_number: `INV-${today.getUTCFullYear()}-0001`,
+    date: day(today),
+    due_date: day(new Date(today.getTime() + 30 * 86_400_000)),
+  };
+}
 
 async function used_this_month(
   admin: (path: string) => Promise<Response>,
@@ -218,9 +231,9 @@ Deno.test({
         async () => {
           await page.getByRole("link", { name: "Try it" }).click();
           await page.waitForURL("**/dashboard/try");
-          const invoice = JSON.parse(
-            await page.locator("[data-editor]").inputValue(),
-          );
+          const example = await page.locator("[data-editor]").inputValue();
+          assertEquals(JSON.parse(example), example_dated_today());
+          const invoice = JSON.parse(example);
           invoice.items[1].amount = 301;
           delete invoice.bill_to;
           await page.locator("[data-editor]").fill(
@@ -650,7 +663,10 @@ Deno.test({
           assertEquals(await editor.inputValue(), draft);
           await screenshot_both(page, "25-try-draft-restored");
           await page.getByRole("button", { name: "Reset example" }).click();
-          assert(!(await editor.inputValue()).includes("DRAFT-7"));
+          assertEquals(
+            JSON.parse(await editor.inputValue()),
+            example_dated_today(),
+          );
           assertEquals(
             await page.evaluate(
               "Object.keys(localStorage).filter((k) => k.startsWith('ink.try.draft.')).length",

@@ -2,7 +2,9 @@
  * The dashboard's HTML pages: rendered once at start-up from the templates in
  * `pages/` (the configuration they show cannot change while running), then
  * served with the dashboard's strict Content-Security-Policy. Pages carry no
- * per-request data; their scripts fetch it from the tRPC procedures.
+ * per-request data; their scripts fetch it from the tRPC procedures. The
+ * Try it page carries the example invoice (`example_invoice.ts`) as JSON in
+ * its editor's `data-example` attribute.
  *
  * Templates know `{{name}}` (escaped), `{{{name}}}` (raw, for HTML we build
  * here) and `{{#flag}}…{{/flag}}` / `{{^flag}}…{{/flag}}` sections.
@@ -15,6 +17,7 @@ import {
   type Plan,
   PLANS,
 } from "../../contract/mod.ts";
+import { EXAMPLE_INVOICE } from "../example_invoice.ts";
 import type { SignupPolicy } from "./auth.ts";
 
 /** Who may open a page. */
@@ -200,6 +203,7 @@ export async function render_pages(
     billing: settings.billing ?? false,
     plan_cards: plan_cards(settings.billing ?? false),
     deleted_account_retention: DELETED_ACCOUNT_RETENTION,
+    example_invoice: JSON.stringify(EXAMPLE_INVOICE),
   };
   const pages = new Map<string, Page>();
   for (

@@ -53,59 +53,28 @@ function iso_day(date) {
   return date.toISOString().slice(0, 10);
 }
 
-/** A valid invoice to start from, dated today: US sales tax, a discount, payment terms. */
+/**
+ * The example invoice the server puts in the page (server/example_invoice.ts),
+ * with its own date.
+ * @type {{invoice_number: string, date: string, due_date: string}}
+ */
+const EXAMPLE = JSON.parse(editor.dataset.example ?? "");
+
+/**
+ * The example dated today: the due date as many days later as in the
+ * example, and this year in the invoice number.
+ */
 function example_invoice() {
   const today = new Date();
-  const due = new Date(today.getTime() + 30 * 86400_000);
+  const term = Date.parse(EXAMPLE.due_date) - Date.parse(EXAMPLE.date);
   return {
-    invoice_number: `INV-${today.getUTCFullYear()}-0001`,
+    ...EXAMPLE,
+    invoice_number: EXAMPLE.invoice_number.replace(
+      EXAMPLE.date.slice(0, 4),
+      String(today.getUTCFullYear()),
+    ),
     date: iso_day(today),
-    due_date: iso_day(due),
-    currency: "USD",
-    sender: {
-      name: "Northwind Studio LLC",
-      email: "billing@northwind.example",
-      address: "500 Market Street, Suite 200",
-      city: "San Francisco",
-      state: "CA",
-      zip: "94105",
-      country: "US",
-    },
-    bill_to: {
-      name: "Globex Corporation",
-      email: "accounts@globex.example",
-      address: "42 Harbor Road",
-      city: "Boston",
-      state: "MA",
-      zip: "02110",
-      country: "US",
-    },
-    tax_rate: 7.25,
-    tax_label: "Sales tax",
-    items: [
-      {
-        description: "Website redesign (fixed fee)",
-        quantity: 1,
-        rate: 4800,
-        amount: 4800,
-      },
-      {
-        description: "Managed hosting, monthly",
-        quantity: 12,
-        rate: 25,
-        amount: 300,
-      },
-      {
-        description: "Support hours",
-        quantity: 6,
-        rate: 95.5,
-        amount: 573,
-      },
-    ],
-    discounts: [{ description: "Returning-customer discount", percent: 5 }],
-    payment_terms: "Net 30",
-    notes:
-      "Thank you for your business. Payment within 30 days by bank transfer.",
+    due_date: iso_day(new Date(today.getTime() + term)),
   };
 }
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 
 /** One plain-text message. */
 export interface MailMessage {
@@ -54,25 +54,37 @@ export function create_mailer(options: MailerOptions): Mailer {
       close() {},
     };
   }
-  // A URL transport: smtp:// upgrades with STARTTLS when offered (nodemailer's
-  // default), smtps:// is TLS from the start. Timeouts bound a stuck server.
-  const transport = nodemailer.createTransport({
-    url: options.smtp_url,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
+  const smtp_url = options.smtp_url;
+  // nodemailer is loaded with the first message, not at start: a service
+  // that mails rarely (or never) does not carry ~4 MB of it on its heap.
+  let transport: Promise<Transporter> | undefined;
+  let opened: Transporter | undefined;
+  function open_transport(): Promise<Transporter> {
+    transport ??= import("nodemailer").then(({ default: nodemailer }) => {
+      // A URL transport: smtp:// upgrades with STARTTLS when offered
+      // (nodemailer's default), smtps:// is TLS from the start. Timeouts
+      // bound a stuck server.
+      opened = nodemailer.createTransport({
+        url: smtp_url,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 30_000,
+      });
+      return opened;
+    });
+    return transport;
+  }
   return {
     kind: "smtp",
     async send({ reply_to, ...message }) {
-      await transport.sendMail({
+      await (await open_transport()).sendMail({
         from: options.mail_from,
         ...message,
         ...(reply_to ? { replyTo: reply_to } : {}),
       });
     },
     close() {
-      transport.close();
+      opened?.close();
     },
   };
 }

@@ -15,7 +15,6 @@ import { create_operator_mail } from "./operator_mail.ts";
 import { Metrics } from "./metrics.ts";
 import { RenderPool } from "./render_pool.ts";
 import { create_services, type RenderPdf } from "./services.ts";
-import { render_invoice_document } from "./einvoice/mod.ts";
 
 /** Options of {@link start_server}. */
 export interface StartOptions {
@@ -62,14 +61,7 @@ export async function start_server(
   const render_pdf: RenderPdf = options.render_pdf ??
     (pool
       ? (invoice, render) => pool.render(invoice, render)
-      : (invoice, render) =>
-        Promise.resolve(
-          render_invoice_document(invoice, {
-            format: render?.format ?? "pdf",
-            test: render?.test,
-            preview: render?.preview,
-          }).bytes,
-        ));
+      : await request_thread_renderer());
   const metrics = new Metrics();
   const stop_housekeeping = start_housekeeping(database, {
     interval_ms: 10 * 60 * 1000,
@@ -179,4 +171,19 @@ export async function start_server(
       return closing;
     },
   };
+}
+
+// `RENDER_WORKERS=0`: renders on the request thread. The renderer is loaded
+// only then; with workers it lives in them alone, and loading it here too
+// (fonts, HarfBuzz's WebAssembly, jsPDF) cost the request thread ~60 MB.
+async function request_thread_renderer(): Promise<RenderPdf> {
+  const { render_invoice_document } = await import("./einvoice/mod.ts");
+  return (invoice, render) =>
+    Promise.resolve(
+      render_invoice_document(invoice, {
+        format: render?.format ?? "pdf",
+        test: render?.test,
+        preview: render?.preview,
+      }).bytes,
+    );
 }

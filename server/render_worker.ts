@@ -31,24 +31,31 @@ export type RenderReply =
 if (
   typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope
 ) {
-  // The renderer's module graph starts HarfBuzz's WebAssembly (text
-  // shaping) with a top-level await; requests arriving meanwhile wait here
-  // instead of reaching a worker without a message handler (and being lost).
+  // The renderer's module graph is imported below; requests arriving
+  // meanwhile wait here instead of reaching a worker without a message
+  // handler (and being lost).
   const waiting: RenderRequest[] = [];
   const ready: { handle?: (request: RenderRequest) => void } = {};
   self.onmessage = (event: MessageEvent<RenderRequest>) => {
     if (ready.handle === undefined) waiting.push(event.data);
     else ready.handle(event.data);
   };
-  const { load_invoice_fonts } = await import("./pdf/mod.ts");
-  const { render_invoice_document } = await import("./einvoice/mod.ts");
-  const { PageLimitError } = await import("./pdf/mod.ts");
+  // The renderer without its entry module (`pdf/mod.ts`), which would load
+  // the text layout (HarfBuzz's WebAssembly, bidi-js) at once: most
+  // invoices are drawn with the Latin font alone and never need it, so
+  // `render_invoice_document_lazily` loads it when an invoice first does
+  // (about 1 MB of heap and 5 MB resident less per worker until then).
+  const { render_invoice_document_lazily } = await import(
+    "./einvoice/document.ts"
+  );
+  const { load_invoice_fonts } = await import("./pdf/fonts.ts");
+  const { PageLimitError } = await import("./pdf/page_budget.ts");
   load_invoice_fonts();
-  const handle = (
+  const handle = async (
     { id, invoice, format, test, preview }: RenderRequest,
-  ): void => {
+  ): Promise<void> => {
     try {
-      const { bytes } = render_invoice_document(invoice, {
+      const { bytes } = await render_invoice_document_lazily(invoice, {
         format: format ?? "pdf",
         test,
         preview,

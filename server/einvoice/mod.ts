@@ -11,11 +11,20 @@
  *
  * @module
  */
-import type { Invoice } from "../../contract/invoice_types.ts";
-import { PREVIEW_MARK, render_invoice_pdf, TEST_MARK } from "../pdf/mod.ts";
-import { write_cii } from "./cii.ts";
-import { write_ubl } from "./ubl.ts";
+// The renderer's entry: importing it loads the text layout (HarfBuzz,
+// bidi-js) before this module resolves, so every script renders
+// synchronously through `render_invoice_document`.
+import "../pdf/mod.ts";
 
+export {
+  type DocumentFormat,
+  type DocumentOptions,
+  FACTUR_X_FILE_NAME,
+  invoice_xml,
+  render_invoice_document,
+  render_invoice_document_lazily,
+  type RenderedDocument,
+} from "./document.ts";
 export { write_cii } from "./cii.ts";
 export { write_ubl } from "./ubl.ts";
 export {
@@ -23,95 +32,3 @@ export {
   escape_xml_text,
   XmlWriter,
 } from "./xml_writer.ts";
-
-/** Output formats of `POST /generate`. */
-export type DocumentFormat =
-  | "pdf"
-  | "factur-x"
-  | "xrechnung-cii"
-  | "xrechnung-ubl"
-  | "ubl"
-  | "cii";
-
-/** Options of {@link render_invoice_document}. */
-export interface DocumentOptions {
-  format: DocumentFormat;
-  /** Output of a test key: e-invoices carry a "TEST" note (BT-22), PDFs a TEST mark. */
-  test?: boolean;
-  /** A free dashboard preview: PDFs carry a PREVIEW mark on every page. */
-  preview?: boolean;
-}
-
-/** A rendered document. */
-export interface RenderedDocument {
-  bytes: Uint8Array;
-  content_type: "application/pdf" | "application/xml; charset=utf-8";
-}
-
-/** Name of the XML inside a Factur-X PDF. */
-export const FACTUR_X_FILE_NAME = "factur-x.xml";
-
-/** The XML of an XML format (and of the XML inside Factur-X). */
-export function invoice_xml(
-  invoice: Invoice,
-  options: DocumentOptions,
-): string {
-  const test = options.test === true;
-  switch (options.format) {
-    case "factur-x":
-      return write_cii(invoice, { profile: "factur-x", test });
-    case "cii":
-      return write_cii(invoice, { profile: "en16931", test });
-    case "xrechnung-cii":
-      return write_cii(invoice, { profile: "xrechnung", test });
-    case "xrechnung-ubl":
-      return write_ubl(invoice, { profile: "xrechnung", test });
-    case "ubl":
-      return write_ubl(invoice, { profile: "peppol", test });
-    case "pdf":
-      throw new Error("the pdf format has no XML");
-  }
-}
-
-/** Renders `invoice` in `options.format`. */
-export function render_invoice_document(
-  invoice: Invoice,
-  options: DocumentOptions,
-): RenderedDocument {
-  const mark = options.preview
-    ? PREVIEW_MARK
-    : options.test
-    ? TEST_MARK
-    : undefined;
-  if (options.format === "pdf") {
-    return {
-      bytes: render_invoice_pdf(invoice, { mark }),
-      content_type: "application/pdf",
-    };
-  }
-  const xml = new TextEncoder().encode(invoice_xml(invoice, options));
-  if (options.format !== "factur-x") {
-    return { bytes: xml, content_type: "application/xml; charset=utf-8" };
-  }
-  const bytes = render_invoice_pdf(invoice, {
-    mark,
-    pdfa3: {
-      attachment: {
-        file_name: FACTUR_X_FILE_NAME,
-        bytes: xml,
-        mime_type: "text/xml",
-        description: "Factur-X / ZUGFeRD invoice (EN 16931)",
-        // The XML says everything the pages say (profile EN 16931): it is
-        // an alternative representation, as ZUGFeRD asks in Germany.
-        relationship: "Alternative",
-      },
-      factur_x: {
-        document_type: "INVOICE",
-        document_file_name: FACTUR_X_FILE_NAME,
-        version: "1.0",
-        conformance_level: "EN 16931",
-      },
-    },
-  });
-  return { bytes, content_type: "application/pdf" };
-}

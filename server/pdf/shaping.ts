@@ -4,15 +4,18 @@
  * tables prescribe (Arabic joining and lam-alef, Indic conjuncts and vowel
  * signs, Thai mark stacking…).
  *
- * HarfBuzz faces are created lazily per script font and kept; one buffer is
- * reused for all calls (shaping is synchronous). Results are cached per
- * font, direction and text, since the same strings are measured for layout
- * and shaped again to be drawn.
+ * HarfBuzz itself (its WebAssembly, about 5 MB resident per isolate) is
+ * loaded by {@link load_shaping}, not on import: a render worker that only
+ * ever draws scripts of the Latin invoice font never starts it. HarfBuzz
+ * faces are created lazily per script font and kept; one buffer is reused
+ * for all calls (shaping is synchronous). Results are cached per font,
+ * direction and text, since the same strings are measured for layout and
+ * shaped again to be drawn.
  *
  * @module
  */
 
-import * as hb from "harfbuzzjs";
+import type * as HarfBuzz from "harfbuzzjs";
 import type { ScriptFont, ScriptFontId } from "./script_fonts.ts";
 
 /** Positioned glyphs of one run, in visual (left-to-right drawing) order. */
@@ -29,15 +32,43 @@ export interface ShapedRun {
   readonly width: number;
 }
 
-const fonts = new Map<ScriptFontId, hb.Font>();
-let buffer: hb.Buffer | undefined;
+let hb: typeof HarfBuzz | undefined;
+const fonts = new Map<ScriptFontId, HarfBuzz.Font>();
+let buffer: HarfBuzz.Buffer | undefined;
 const cache = new Map<string, ShapedRun>();
 const CACHE_LIMIT = 20_000;
 
-function hb_font(font: ScriptFont): hb.Font {
+/**
+ * Thrown when text needs the text layout (shaping, bidi) before it is
+ * loaded (`load_text_layout` in `text_layout.ts`). A caller that loads it
+ * on first use catches this, awaits the load and renders again.
+ */
+export class TextLayoutNotLoadedError extends Error {
+  /** Builds the error. */
+  constructor() {
+    super(
+      "the text layout (HarfBuzz, bidi-js) is not loaded: await load_text_layout() first",
+    );
+    this.name = "TextLayoutNotLoadedError";
+  }
+}
+
+/** Loads HarfBuzz (starts its WebAssembly) once; later calls return at once. */
+export async function load_shaping(): Promise<void> {
+  hb ??= await import("harfbuzzjs");
+}
+
+/** Whether {@link load_shaping} has finished. */
+export function shaping_loaded(): boolean {
+  return hb !== undefined;
+}
+
+function hb_font(harfbuzz: typeof HarfBuzz, font: ScriptFont): HarfBuzz.Font {
   let f = fonts.get(font.id);
   if (f === undefined) {
-    f = new hb.Font(new hb.Face(new hb.Blob(font.bytes)));
+    f = new harfbuzz.Font(
+      new harfbuzz.Face(new harfbuzz.Blob(font.bytes)),
+    );
     fonts.set(font.id, f);
   }
   return f;
@@ -46,6 +77,7 @@ function hb_font(font: ScriptFont): hb.Font {
 /**
  * Shapes `text` with `font`, right to left when `rtl`. The script and
  * language are guessed from the text (HarfBuzz's segment properties).
+ * Throws {@link TextLayoutNotLoadedError} before {@link load_shaping}.
  */
 export function shape_text(
   font: ScriptFont,
@@ -55,13 +87,17 @@ export function shape_text(
   const key = `${font.id}${rtl ? "<" : ">"}${text}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
-  const f = hb_font(font);
-  buffer ??= new hb.Buffer();
+  const harfbuzz = hb;
+  if (harfbuzz === undefined) throw new TextLayoutNotLoadedError();
+  const f = hb_font(harfbuzz, font);
+  buffer ??= new harfbuzz.Buffer();
   buffer.clearContents();
   buffer.addText(text);
   buffer.guessSegmentProperties();
-  buffer.setDirection(rtl ? hb.Direction.RTL : hb.Direction.LTR);
-  hb.shape(f, buffer);
+  buffer.setDirection(
+    rtl ? harfbuzz.Direction.RTL : harfbuzz.Direction.LTR,
+  );
+  harfbuzz.shape(f, buffer);
   const infos = buffer.getGlyphInfos();
   const positions = buffer.getGlyphPositions();
   const n = infos.length;

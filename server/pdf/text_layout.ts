@@ -11,7 +11,7 @@
  * @module
  */
 
-import bidi_module, { type Bidi } from "bidi-js";
+import type { Bidi } from "bidi-js";
 import type { PreparedFont } from "./prepared_font.ts";
 import {
   han_font_order,
@@ -20,7 +20,14 @@ import {
   script_font_for,
   type ScriptFont,
 } from "./script_fonts.ts";
-import { shape_text } from "./shaping.ts";
+import {
+  load_shaping,
+  shape_text,
+  shaping_loaded,
+  TextLayoutNotLoadedError,
+} from "./shaping.ts";
+
+export { TextLayoutNotLoadedError } from "./shaping.ts";
 
 /** Options of {@link layout_line} and {@link measure_line}. */
 export interface TextLayoutOptions {
@@ -74,10 +81,38 @@ export function needs_text_layout(text: string, latin: PreparedFont): boolean {
   return false;
 }
 
-// bidi-js is CommonJS: its default import is the factory function itself,
-// which its type declarations do not say.
-const bidi_factory = bidi_module as unknown as () => Bidi;
 let bidi: Bidi | undefined;
+
+/**
+ * Loads what {@link measure_line} and {@link layout_line} need: bidi-js
+ * and HarfBuzz (`shaping.ts`). The renderer's entry (`mod.ts`) awaits it,
+ * so its importers render every script synchronously; a render worker
+ * imports the renderer without it and loads it when an invoice first needs
+ * it (most invoices never do: about 1 MB of heap and 5 MB resident saved
+ * per worker). Later calls return at once.
+ */
+export async function load_text_layout(): Promise<void> {
+  if (bidi === undefined) {
+    // bidi-js is CommonJS: its default import is the factory function
+    // itself, which its type declarations do not say.
+    const bidi_module = await import("bidi-js");
+    bidi = (bidi_module.default as unknown as () => Bidi)();
+  }
+  await load_shaping();
+}
+
+/** Whether {@link load_text_layout} has finished. */
+export function text_layout_loaded(): boolean {
+  return bidi !== undefined && shaping_loaded();
+}
+
+/** The bidi algorithm; throws {@link TextLayoutNotLoadedError} before the load. */
+function loaded_bidi(): Bidi {
+  if (bidi === undefined || !shaping_loaded()) {
+    throw new TextLayoutNotLoadedError();
+  }
+  return bidi;
+}
 
 const BIDI_MARKS = /[\u061c\u200e\u200f\u202a-\u202e]/g;
 const HAS_BIDI_MARKS = /[\u061c\u200e\u200f\u202a-\u202e]/;
@@ -159,7 +194,7 @@ function latin_run(
   for (const ch0 of chars) {
     // Mirrored in right-to-left runs: "(" shows as ")" (Unicode BidiMirroring).
     const ch = reverse
-      ? (bidi ??= bidi_factory()).getMirroredCharacter(ch0) ??
+      ? loaded_bidi().getMirroredCharacter(ch0) ??
         ch0
       : ch0;
     const code = ch.charCodeAt(0);
@@ -222,6 +257,7 @@ export function measure_line(
   text0: string,
   options: TextLayoutOptions,
 ): number {
+  loaded_bidi();
   const text = without_isolates(without_bidi_marks(text0));
   let width = 0;
   for (const span of font_spans(text, options)) {
@@ -249,8 +285,7 @@ export function layout_line(
   options: TextLayoutOptions,
 ): LineLayout {
   const text = without_bidi_marks(text0);
-  bidi ??= bidi_factory();
-  const { levels, paragraphs } = bidi.getEmbeddingLevels(
+  const { levels, paragraphs } = loaded_bidi().getEmbeddingLevels(
     text,
     options.direction,
   );

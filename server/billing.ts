@@ -11,7 +11,7 @@
  *
  * @module
  */
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import {
   ApiError,
   type BillingView,
@@ -149,7 +149,12 @@ function id_of(
   return typeof value === "string" ? value : value.id;
 }
 
-function stripe_client(config: StripeConfig): Stripe {
+/**
+ * Stripe's SDK (about 2.5 MB of heap) is imported with the first call to
+ * Stripe, not at start: a service without billing never loads it.
+ */
+async function stripe_client(config: StripeConfig): Promise<Stripe> {
+  const { default: Stripe } = await import("stripe");
   const base = config.api_url ? new URL(config.api_url) : undefined;
   return new Stripe(config.secret_key, {
     httpClient: Stripe.createFetchHttpClient(),
@@ -179,7 +184,9 @@ export function create_billing(
   database: store.Database,
   options: BillingOptions,
 ): Billing {
-  const stripe = stripe_client(options.stripe);
+  let client: Promise<Stripe> | undefined;
+  const stripe = (): Promise<Stripe> =>
+    client ??= stripe_client(options.stripe);
   const now = options.now ?? (() => new Date());
   const plan_of_price = new Map(
     (Object.entries(options.stripe.prices) as [Plan, string][]).map((
@@ -254,7 +261,9 @@ export function create_billing(
     subscription_id: string,
     hint_account_id?: string,
   ): Promise<void> {
-    const subscription = await stripe.subscriptions.retrieve(subscription_id);
+    const subscription = await (await stripe()).subscriptions.retrieve(
+      subscription_id,
+    );
     await apply_subscription(subscription, hint_account_id);
   }
 
@@ -324,8 +333,8 @@ export function create_billing(
           record.stripe_status ?? "",
         );
       if (!record || !live) {
-        const session = await call_stripe(() =>
-          stripe.checkout.sessions.create({
+        const session = await call_stripe(async () =>
+          (await stripe()).checkout.sessions.create({
             mode: "subscription",
             line_items: [{ price, quantity: 1 }],
             client_reference_id: account.id,
@@ -347,8 +356,8 @@ export function create_billing(
           effective_at: null,
         };
       }
-      const subscription = await call_stripe(() =>
-        stripe.subscriptions.retrieve(record.stripe_subscription_id!)
+      const subscription = await call_stripe(async () =>
+        (await stripe()).subscriptions.retrieve(record.stripe_subscription_id!)
       );
       const item = subscription.items.data[0];
       const current_plan = plan_of_price.get(item?.price?.id ?? "") ??
@@ -357,8 +366,8 @@ export function create_billing(
       if (current_plan === input.plan) {
         // Choosing the current plan again cancels a scheduled downgrade.
         if (schedule_id && record.pending_plan) {
-          await call_stripe(() =>
-            stripe.subscriptionSchedules.release(schedule_id)
+          await call_stripe(async () =>
+            (await stripe()).subscriptionSchedules.release(schedule_id)
           );
           await store.set_pending_plan(database, account.id, null);
         }
@@ -370,16 +379,16 @@ export function create_billing(
         };
       }
       if (schedule_id) {
-        await call_stripe(() =>
-          stripe.subscriptionSchedules.release(schedule_id)
+        await call_stripe(async () =>
+          (await stripe()).subscriptionSchedules.release(schedule_id)
         );
       }
       if (
         PLAN_ORDER.indexOf(input.plan) > PLAN_ORDER.indexOf(current_plan)
       ) {
         // Upgrade: the new price at once, the difference invoiced now.
-        const updated = await call_stripe(() =>
-          stripe.subscriptions.update(subscription.id, {
+        const updated = await call_stripe(async () =>
+          (await stripe()).subscriptions.update(subscription.id, {
             items: [{ id: item.id, price }],
             proration_behavior: "always_invoice",
             cancel_at_period_end: false,
@@ -395,14 +404,14 @@ export function create_billing(
         };
       }
       // Downgrade: the customer keeps what they paid for until the period ends.
-      const schedule = await call_stripe(() =>
-        stripe.subscriptionSchedules.create({
+      const schedule = await call_stripe(async () =>
+        (await stripe()).subscriptionSchedules.create({
           from_subscription: subscription.id,
         })
       );
       const phase = schedule.phases[0];
-      await call_stripe(() =>
-        stripe.subscriptionSchedules.update(schedule.id, {
+      await call_stripe(async () =>
+        (await stripe()).subscriptionSchedules.update(schedule.id, {
           end_behavior: "release",
           phases: [
             {
@@ -429,8 +438,8 @@ export function create_billing(
 
     async portal(account_id, base_url) {
       const record = await require_record(account_id);
-      const session = await call_stripe(() =>
-        stripe.billingPortal.sessions.create({
+      const session = await call_stripe(async () =>
+        (await stripe()).billingPortal.sessions.create({
           customer: record.stripe_customer_id,
           return_url: `${base_url}/dashboard/usage`,
         })
@@ -447,7 +456,7 @@ export function create_billing(
       }
       let event: Stripe.Event;
       try {
-        event = await stripe.webhooks.constructEventAsync(
+        event = await (await stripe()).webhooks.constructEventAsync(
           raw_body,
           signature,
           options.stripe.webhook_secret,
@@ -492,12 +501,13 @@ export function create_billing(
       }
       await call_stripe(async () => {
         try {
-          await stripe.subscriptions.cancel(subscription_id, {
+          await (await stripe()).subscriptions.cancel(subscription_id, {
             invoice_now: false,
             prorate: false,
           });
         } catch (error) {
           // Already gone at Stripe: nothing left that could bill.
+          const { default: Stripe } = await import("stripe");
           if (
             error instanceof Stripe.errors.StripeInvalidRequestError &&
             error.statusCode === 404

@@ -48,14 +48,40 @@ export interface ConnectionGuard {
   shutdown(): Promise<void>;
 }
 
-const BUFFER_BYTES = 32 * 1024;
+// Each direction of a connection keeps only a small buffer of its own: it is
+// what a read waits in while the connection is idle, which is most of its
+// life. A read that fills it means more bytes are already waiting; those are
+// read into a larger buffer lent from a pool shared by all connections and
+// handed back as soon as a read comes back short. A connection thus holds a
+// large buffer only while bytes stream through it (or while a sender stalls
+// mid-message), not for its whole life. The small sizes fit a typical
+// request (a few KB) and a typical answer (an invoice PDF of ~16 KB with its
+// head) in one read each.
+const SMALL_IN_BYTES = 4 * 1024;
+const SMALL_OUT_BYTES = 20 * 1024;
+const LARGE_BUFFER_BYTES = 32 * 1024;
+// Large buffers kept for reuse (at most 2 MiB); more are made when all are
+// lent out, and dropped again when they come back.
+const POOL_KEEPS = 64;
+type Buffer = Uint8Array<ArrayBuffer>;
+const large_buffers: Buffer[] = [];
+
+function borrow_large_buffer(): Buffer {
+  return large_buffers.pop() ?? new Uint8Array(LARGE_BUFFER_BYTES);
+}
+
+function return_large_buffer(buffer: Buffer): void {
+  if (large_buffers.length < POOL_KEEPS) large_buffers.push(buffer);
+}
 
 /** What a connection is waiting for while no request is being handled. */
 type Waiting = "head" | "next_request" | "response";
 
 /** One client connection and its loopback twin. */
 class GuardedConnection {
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  // When the connection is cut unless something happens first (ms since
+  // the epoch); 0: not timed. Checked by the guard's sweep.
+  #deadline = 0;
   #waiting: Waiting = "head";
   #active = 0;
   #closed = false;
@@ -119,14 +145,20 @@ class GuardedConnection {
     }
   }
 
+  // A deadline instead of a timer per wait: setting and clearing a timer
+  // twice per request cost more than the rest of the bookkeeping.
   #wait(waiting: Waiting, timeout_ms: number | undefined): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
     this.#waiting = waiting;
-    if (timeout_ms && !this.#closed) {
-      this.#timer = setTimeout(() => this.close(), timeout_ms);
-    }
+    this.#deadline = timeout_ms && !this.#closed ? Date.now() + timeout_ms : 0;
   }
+
+  /** Closes the connection if its deadline has passed. */
+  close_if_overdue(now: number): void {
+    if (this.#deadline !== 0 && now >= this.#deadline) this.close();
+  }
+
+  /** {@link request_finished} for `info.completed` (one function per connection, not two per request). */
+  readonly finished = (): void => this.request_finished();
 
   close(): void {
     if (this.#closed) return;
@@ -144,7 +176,8 @@ class GuardedConnection {
 
   /** Copies client → server; a client that half-closes still gets its answers. */
   async pump_in(): Promise<void> {
-    const buffer = new Uint8Array(BUFFER_BYTES);
+    const small = new Uint8Array(SMALL_IN_BYTES);
+    let buffer = small;
     try {
       while (true) {
         const read = await this.client.read(buffer);
@@ -152,41 +185,85 @@ class GuardedConnection {
         this.client_sent();
         // Past shutdown's end of requests, new bytes are not forwarded; the
         // answer still on its way out is not cut for them.
-        if (this.#upstream_write_ended) continue;
-        try {
-          await write_all(this.upstream, buffer.subarray(0, read));
-        } catch {
-          // The server stopped reading (e.g. it refused oversized headers):
-          // its answer is still forwarded by pump_out, which then closes.
-          this.#upstream_write_ended = true;
+        if (!this.#upstream_write_ended) {
+          try {
+            const written = await this.upstream.write(whole(buffer, read));
+            if (written < read) {
+              await write_rest(this.upstream, buffer, written, read);
+            }
+          } catch {
+            // The server stopped reading (e.g. it refused oversized headers):
+            // its answer is still forwarded by pump_out, which then closes.
+            this.#upstream_write_ended = true;
+          }
         }
+        buffer = next_buffer(buffer, read, small);
       }
       this.#end_requests();
     } catch {
       this.close();
+    } finally {
+      if (buffer !== small) return_large_buffer(buffer);
     }
   }
 
   /** Copies server → client; the server closing ends the pair. */
   async pump_out(): Promise<void> {
-    const buffer = new Uint8Array(BUFFER_BYTES);
+    const small = new Uint8Array(SMALL_OUT_BYTES);
+    let buffer = small;
     try {
       while (true) {
         const read = await this.upstream.read(buffer);
         if (read === null) break;
-        await write_all(this.client, buffer.subarray(0, read));
+        const written = await this.client.write(whole(buffer, read));
+        if (written < read) {
+          await write_rest(this.client, buffer, written, read);
+        }
+        buffer = next_buffer(buffer, read, small);
       }
     } catch {
       // Either side went away: close both.
+    } finally {
+      if (buffer !== small) return_large_buffer(buffer);
     }
     this.close();
   }
 }
 
-async function write_all(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) {
-    written += await conn.write(bytes.subarray(written));
+/**
+ * The buffer for a pump's next read, after `read` bytes came into `buffer`
+ * and were written on: a read that filled it means more is waiting, so the
+ * next one goes into a large buffer; a short one means the sender paused, so
+ * a large buffer goes back to the pool and the wait is in the small one.
+ * (Everything read is written on before the next read, so no byte is held
+ * back while a read waits.)
+ */
+function next_buffer(
+  buffer: Buffer,
+  read: number,
+  small: Buffer,
+): Buffer {
+  if (read === buffer.length) {
+    return buffer === small ? borrow_large_buffer() : buffer;
+  }
+  if (buffer !== small) return_large_buffer(buffer);
+  return small;
+}
+
+/** The first `length` bytes of `buffer` (no new view when that is all of it). */
+function whole(buffer: Buffer, length: number): Buffer {
+  return length === buffer.length ? buffer : buffer.subarray(0, length);
+}
+
+/** Writes bytes `written` to `length` of `buffer` (after a short write). */
+async function write_rest(
+  conn: Deno.Conn,
+  buffer: Buffer,
+  written: number,
+  length: number,
+): Promise<void> {
+  while (written < length) {
+    written += await conn.write(buffer.subarray(written, length));
   }
 }
 
@@ -219,13 +296,21 @@ export async function start_connection_guard(
     const guarded = connections.get(remote.port);
     if (!guarded) return handler(request, { remoteAddr: remote });
     guarded.request_started();
-    info.completed.then(
-      () => guarded.request_finished(),
-      () => guarded.request_finished(),
-    );
+    info.completed.then(guarded.finished, guarded.finished);
     return handler(request, { remoteAddr: guarded.client.remoteAddr });
   });
   const upstream_address = await listening;
+  // Deadlines are checked a tenth of the shorter timeout apart (at most a
+  // second), so a connection is cut at most that much after its deadline.
+  const shorter = Math.min(
+    ...[options.header_timeout_ms, options.keep_alive_timeout_ms].filter(
+      (timeout) => timeout > 0,
+    ),
+  );
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const guarded of connections.values()) guarded.close_if_overdue(now);
+  }, Math.max(10, Math.min(1_000, Math.floor(shorter / 10))));
   const listener = Deno.listen({
     hostname: options.hostname,
     port: options.port,
@@ -271,6 +356,7 @@ export async function start_connection_guard(
       // head times out); only then is the server behind them stopped.
       for (const guarded of connections.values()) guarded.drain();
       await Promise.all(pumps);
+      clearInterval(sweep);
       await server.shutdown();
     },
   };

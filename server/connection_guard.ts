@@ -8,16 +8,18 @@
  * bytes are copied both ways without being parsed (HTTP framing stays with
  * `Deno.serve`, so the two can never disagree about where a request ends).
  * The handler tells the relay when a request starts and when its response
- * has been delivered; the relay keeps a timer only while no request is being
- * handled:
+ * has been delivered; the relay keeps a deadline only while no request is
+ * being handled:
  *
  * - from the connection's first moment, or the first byte after a finished
  *   response, until `Deno.serve` has read the whole head: `header_timeout_ms`;
  * - from a delivered response until the next byte arrives:
  *   `keep_alive_timeout_ms`.
  *
- * While a request is being handled there is no timer here: slow bodies have
- * their own 408 (`BODY_TIMEOUT_MS`) and renders `RENDER_TIMEOUT_MS`.
+ * While a request is being handled there is no deadline here: slow bodies
+ * have their own 408 (`BODY_TIMEOUT_MS`) and renders `RENDER_TIMEOUT_MS`.
+ * Deadlines are checked a tenth of the shorter timeout apart, at most a
+ * second, so a connection is cut up to that much after its deadline.
  *
  * @module
  */
@@ -300,6 +302,10 @@ export async function start_connection_guard(
     return handler(request, { remoteAddr: guarded.client.remoteAddr });
   });
   const upstream_address = await listening;
+  const listener = Deno.listen({
+    hostname: options.hostname,
+    port: options.port,
+  });
   // Deadlines are checked a tenth of the shorter timeout apart (at most a
   // second), so a connection is cut at most that much after its deadline.
   const shorter = Math.min(
@@ -311,10 +317,6 @@ export async function start_connection_guard(
     const now = Date.now();
     for (const guarded of connections.values()) guarded.close_if_overdue(now);
   }, Math.max(10, Math.min(1_000, Math.floor(shorter / 10))));
-  const listener = Deno.listen({
-    hostname: options.hostname,
-    port: options.port,
-  });
   const accepting = (async () => {
     for await (const client of listener) {
       const accepted = accept(client).catch(() => client.close());

@@ -8,7 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzle_postgres } from "drizzle-orm/postgres-js";
 import { migrate as migrate_postgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import { fileURLToPath } from "node:url";
+import { MIGRATIONS_FOLDER } from "./migrations_folder.ts";
 import * as schema from "./schema.ts";
 
 /** Drizzle handle usable with either driver. */
@@ -147,10 +147,6 @@ export function is_database_unavailable(error: unknown): boolean {
   return false;
 }
 
-const MIGRATIONS_FOLDER = fileURLToPath(
-  new URL("./migrations", import.meta.url),
-);
-
 // Arbitrary constant shared by every instance of this app: the key of the
 // advisory lock that serialises migrations across instances.
 const MIGRATION_LOCK_KEY = 7_431_092_118_223_551n;
@@ -282,39 +278,19 @@ async function migrate_with_lock(url: string): Promise<void> {
   }
 }
 
-// PGlite keeps PostgreSQL's default 128 MB of shared buffers in its
-// WebAssembly memory, touched at start: about 120 MB of resident memory
-// that an embedded database of keys, counters and receipts never fills.
-// 16 MB holds its hot pages (measured: a restarted PGlite at 176 MB resident
-// instead of 298 MB, the same after 3,000 inserts); the data files
-// themselves stay in the operating system's page cache.
-const PGLITE_SETTINGS = ["-c", "shared_buffers=16MB"];
-
 async function open_pglite(data_dir: string): Promise<Database> {
   // Imported here, not at the top: a service on PostgreSQL never loads
   // PGlite (about 1.5 MB of heap less).
-  const [{ PGlite }, { drizzle: drizzle_pglite }, { migrate: migrate_pglite }] =
-    await Promise.all([
-      import("@electric-sql/pglite"),
-      import("drizzle-orm/pglite"),
-      import("drizzle-orm/pglite/migrator"),
-    ]);
-  if (!data_dir.includes("://")) {
-    await Deno.mkdir(data_dir, { recursive: true });
-  }
-  const client = new PGlite(data_dir, {
-    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
-  });
-  await client.waitReady;
+  const [
+    { initialise_in_worker, is_new_data_dir, start_pglite },
+    { drizzle: drizzle_pglite },
+  ] = await Promise.all([
+    import("./pglite_start.ts"),
+    import("drizzle-orm/pglite"),
+  ]);
+  if (await is_new_data_dir(data_dir)) await initialise_in_worker(data_dir);
+  const client = await start_pglite(data_dir);
   const db = drizzle_pglite({ client, schema }) as unknown as Db;
-  try {
-    await migrate_pglite(drizzle_pglite({ client }), {
-      migrationsFolder: MIGRATIONS_FOLDER,
-    });
-  } catch (error) {
-    await client.close();
-    throw error;
-  }
   let closed = false;
   // PGlite is one session: each statement is prepared in it once (the
   // promise also keeps two first calls from both preparing it).

@@ -55,6 +55,16 @@ Deno.test("PGlite: a new data directory is created and migrated, and keeps its d
       );
       assertEquals(found?.id, created.id);
       assertEquals(found?.plan, "pro");
+      // The memory settings reach PostgreSQL (db/pglite_start.ts).
+      const settings = await again.run<
+        { buffers: string; connections: string }
+      >({
+        name: "first_start_settings",
+        types: [],
+        text: "select current_setting('shared_buffers') as buffers, " +
+          "current_setting('max_connections') as connections",
+      }, []);
+      assertEquals(settings, [{ buffers: "8MB", connections: "8" }]);
     } finally {
       await again.close();
     }

@@ -9,7 +9,10 @@ import {
   find_account_by_email,
   open_database,
 } from "../db/mod.ts";
-import { start_service_process } from "./helpers/service_process.ts";
+import {
+  start_service_process,
+  start_task_v8_args,
+} from "./helpers/service_process.ts";
 
 const JOURNAL = new URL("../db/migrations/meta/_journal.json", import.meta.url);
 
@@ -89,11 +92,7 @@ async function settled_rss(data_dir: string): Promise<number> {
       DATA_DIR: data_dir,
       RENDER_WORKERS: "1",
     },
-    {
-      deno_args: [
-        "--v8-flags=--max-semi-space-size=4,--heap-growing-percent=50",
-      ],
-    },
+    { deno_args: start_task_v8_args() },
   );
   try {
     const health = await fetch(`${service.url}/healthz`);

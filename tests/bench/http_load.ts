@@ -58,6 +58,7 @@ import {
   CHECKOUT_DIR,
   type ServiceProcess,
   start_service_process,
+  start_task_v8_args,
 } from "../helpers/service_process.ts";
 import { create_empty_test_database } from "../helpers/test_database.ts";
 import {
@@ -212,20 +213,6 @@ function service_checkouts(
     });
   }
   return [{ label: "", dir: single ?? CHECKOUT_DIR }];
-}
-
-/**
- * The `--v8-flags=…` arguments of a checkout's `deno task start`, so the
- * service is measured as operators run it by default.
- */
-function start_task_deno_args(dir: string): string[] {
-  try {
-    const config = JSON.parse(Deno.readTextFileSync(`${dir}/deno.json`));
-    const task = String(config.tasks?.start ?? "");
-    return task.split(/\s+/).filter((arg) => arg.startsWith("--v8-flags="));
-  } catch {
-    return [];
-  }
 }
 
 /**
@@ -748,7 +735,7 @@ function targets_of(settings: Settings): Target[] {
       label: service.label,
       service_dir: service.dir,
       database,
-      deno_args: start_task_deno_args(service.dir),
+      deno_args: start_task_v8_args(service.dir),
       full: true,
     }))
   );

@@ -63,3 +63,17 @@ export async function start_service_process(
   ]).finally(() => clearTimeout(timer));
   return { url, child, stderr: () => text, status };
 }
+
+/**
+ * The `--v8-flags=…` arguments of a checkout's `deno task start`, so a
+ * service process runs with the heap settings operators get by default.
+ */
+export function start_task_v8_args(dir: string = CHECKOUT_DIR): string[] {
+  try {
+    const config = JSON.parse(Deno.readTextFileSync(`${dir}/deno.json`));
+    const task = String(config.tasks?.start ?? "");
+    return task.split(/\s+/).filter((arg) => arg.startsWith("--v8-flags="));
+  } catch {
+    return [];
+  }
+}

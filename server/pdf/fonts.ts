@@ -941,20 +941,11 @@ function embedded_latin_font(
   const program = encode_glyph_subset(prepared.ttf, { glyphs, cmap });
   const embedded: EmbeddedFont = {
     entries,
-    // Subset fonts are named with a tag derived from their glyph set (PDF
-    // 32000-1 9.6.4); deterministic, so identical documents stay identical.
-    name: `${subset_tag(prepared.style, glyphs)}+${prepared.postscript}`,
-    // Deflated here, straight from bytes, rather than by jsPDF from a
-    // string. Level 1: a quarter of the CPU of the default level for about
-    // 1.3 KB more per PDF.
-    program: bytes_to_binary_string(deflateSync(program, { level: 1 })),
-    program_length: program.length,
-    // The default level, as jsPDF's filter (ours) would deflate it.
-    to_unicode: bytes_to_binary_string(
-      deflateSync(
-        binary_string_to_bytes(to_unicode_cmap(glyphs, font.toUnicode)),
-      ),
-    ),
+    ...subset_streams(prepared, {
+      glyphs,
+      program,
+      to_unicode: to_unicode_cmap(glyphs, font.toUnicode),
+    }),
     widths: width_array(glyphs, prepared.widths),
   };
   store_font(cached.key, embedded);
@@ -1125,18 +1116,43 @@ function embedded_script_font(font: DocumentFont): EmbeddedFont {
   );
   const embedded: EmbeddedFont = {
     entries,
-    name: `${subset_tag(prepared.style, glyphs)}+${prepared.postscript}`,
-    program: bytes_to_binary_string(deflateSync(program, { level: 1 })),
-    program_length: program.length,
-    // The default level, as jsPDF's filter (ours) would deflate it.
-    to_unicode: bytes_to_binary_string(
-      deflateSync(binary_string_to_bytes(to_unicode_cmap(cids, texts))),
-    ),
+    ...subset_streams(prepared, {
+      glyphs,
+      program,
+      to_unicode: to_unicode_cmap(cids, texts),
+    }),
     widths: width_array(cids, cid_widths),
     cid_to_gid: bytes_to_binary_string(deflateSync(map, { level: 1 })),
   };
   store_font(cached.key, embedded);
   return embedded;
+}
+
+// The parts every embedded subset shares, for Latin and script fonts alike.
+function subset_streams(
+  prepared: PreparedFont,
+  subset: {
+    glyphs: readonly number[];
+    program: Uint8Array;
+    to_unicode: string;
+  },
+): Pick<EmbeddedFont, "name" | "program" | "program_length" | "to_unicode"> {
+  return {
+    // Subset fonts are named with a tag derived from their glyph set (PDF
+    // 32000-1 9.6.4); deterministic, so identical documents stay identical.
+    name: `${subset_tag(prepared.style, subset.glyphs)}+${prepared.postscript}`,
+    // Deflated here, straight from bytes, rather than by jsPDF from a
+    // string. Level 1: a quarter of the CPU of the default level for about
+    // 1.3 KB more per PDF.
+    program: bytes_to_binary_string(
+      deflateSync(subset.program, { level: 1 }),
+    ),
+    program_length: subset.program.length,
+    // The default level, as jsPDF's filter (ours) would deflate it.
+    to_unicode: bytes_to_binary_string(
+      deflateSync(binary_string_to_bytes(subset.to_unicode)),
+    ),
+  };
 }
 
 function subset_tag(style: string, glyphs: readonly number[]): string {

@@ -9,6 +9,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { launch_browser, screenshot_both } from "./helpers/browser.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
+import { signed_in_email } from "./helpers/accounts.ts";
 import { link_in, start_smtp_sink } from "./helpers/smtp_sink.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
 import { create_account } from "../db/mod.ts";
@@ -31,16 +32,6 @@ async function other_device(
   assertEquals(response.status, 200);
   await response.body?.cancel();
   return (response.headers.get("set-cookie") ?? "").split(";")[0];
-}
-
-async function signed_in_as(
-  server: TestServer,
-  cookie: string,
-): Promise<string | null> {
-  const response = await fetch(`${server.url}/trpc/auth.session`, {
-    headers: { Cookie: cookie },
-  });
-  return (await response.json()).result.data.account?.email ?? null;
 }
 
 Deno.test({
@@ -196,7 +187,7 @@ Deno.test({
             /This browser stays signed in; 1 other session was signed out/,
           );
           await screenshot_both(page, "account-04-password-changed");
-          assertEquals(await signed_in_as(server, laptop), null);
+          assertEquals(await signed_in_email(server, laptop), null);
         },
       );
 

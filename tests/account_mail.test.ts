@@ -9,6 +9,7 @@ import {
   assertStringIncludes,
 } from "./assert.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
+import { signed_in_email } from "./helpers/accounts.ts";
 import { link_in, start_smtp_sink } from "./helpers/smtp_sink.ts";
 import { create_mailer } from "../server/mail.ts";
 import {
@@ -63,16 +64,6 @@ async function sign_up_and_in(
   assertEquals(signed_in.status, 200, "an unverified account may sign in");
   const account_id = (await signed_in.json()).result.data.account.id;
   return { cookie: cookie_of(signed_in), account_id };
-}
-
-async function signed_in_email(
-  server: TestServer,
-  cookie: string,
-): Promise<string | null> {
-  const response = await fetch(`${server.url}/trpc/auth.session`, {
-    headers: { Cookie: cookie },
-  });
-  return (await response.json()).result.data.account?.email ?? null;
 }
 
 Deno.test("sign-up mails a verification link; live keys need a verified address", async () => {

@@ -17,6 +17,7 @@ import {
 } from "../contract/mod.ts";
 import { create_services } from "../server/services.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
+import { session_state } from "./helpers/accounts.ts";
 import {
   link_in,
   type SmtpSink,
@@ -84,16 +85,6 @@ async function sign_in(
   const state = await session_state(server, cookie);
   assert(state.csrf_token, "signed in");
   return { cookie, csrf: state.csrf_token };
-}
-
-async function session_state(
-  server: TestServer,
-  cookie: string,
-): Promise<{ account: { email: string } | null; csrf_token: string | null }> {
-  const response = await fetch(`${server.url}/trpc/auth.session`, {
-    headers: { Cookie: cookie },
-  });
-  return (await response.json()).result.data;
 }
 
 async function call(

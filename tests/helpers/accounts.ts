@@ -58,3 +58,22 @@ export async function sign_in_browser(
     url: server.url,
   }]);
 }
+
+/** What `auth.session` answers for `cookie`: the account (or null) and the CSRF token. */
+export async function session_state(
+  server: TestServer,
+  cookie: string,
+): Promise<{ account: { email: string } | null; csrf_token: string | null }> {
+  const response = await fetch(`${server.url}/trpc/auth.session`, {
+    headers: { Cookie: cookie },
+  });
+  return (await response.json()).result.data;
+}
+
+/** The e-mail of the account `cookie` is signed in as, or null. */
+export async function signed_in_email(
+  server: TestServer,
+  cookie: string,
+): Promise<string | null> {
+  return (await session_state(server, cookie)).account?.email ?? null;
+}

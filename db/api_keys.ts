@@ -254,8 +254,9 @@ interface AuthRow {
 // at once as usual, and losing the last fraction of a second of it in a
 // PostgreSQL crash only forgives a few requests' rate-limit counts. The
 // flush cost 3-4 ms per commit on this VM's disk (pgbench: 3.4-4.3 ms per
-// synchronous upsert, 0.25-0.7 ms asynchronous). The quota statement, which
-// records charges, keeps waiting for it.
+// synchronous upsert, 0.25-0.7 ms asynchronous). The quota statement
+// (db/usage.ts) commits the same way; why that is safe for charges is told
+// there.
 const AUTHENTICATE_STATEMENT: PreparedStatement = {
   name: "ink_authenticate_api_key",
   types: [

@@ -11,7 +11,7 @@ import {
 } from "../db/mod.ts";
 import {
   start_service_process,
-  start_task_v8_args,
+  start_task_settings,
 } from "./helpers/service_process.ts";
 
 const JOURNAL = new URL("../db/migrations/meta/_journal.json", import.meta.url);
@@ -86,15 +86,23 @@ function resident_mb(pid: number): number {
 // Starts the service on `data_dir`, lets it settle and returns its resident
 // memory, then stops it.
 async function settled_rss(data_dir: string): Promise<number> {
+  const task = start_task_settings();
   const service = await start_service_process(
     {
+      ...task.env,
       ADMIN_TOKEN: "first-start-admin-token-0123456789",
       DATA_DIR: data_dir,
       RENDER_WORKERS: "1",
     },
-    { deno_args: start_task_v8_args() },
+    { deno_args: task.deno_args },
   );
   try {
+    // Measured as `deno task start` runs it: its malloc settings included.
+    const environ = Deno.readTextFileSync(`/proc/${service.child.pid}/environ`)
+      .split("\0");
+    for (const [name, value] of Object.entries(task.env)) {
+      assert(environ.includes(`${name}=${value}`), `${name} not set`);
+    }
     const health = await fetch(`${service.url}/healthz`);
     assertEquals(health.status, 200);
     await health.body?.cancel();

@@ -58,7 +58,7 @@ import {
   CHECKOUT_DIR,
   type ServiceProcess,
   start_service_process,
-  start_task_v8_args,
+  start_task_settings,
 } from "../helpers/service_process.ts";
 import { create_empty_test_database } from "../helpers/test_database.ts";
 import {
@@ -722,8 +722,17 @@ interface Target {
   database: "pglite" | "postgres";
   /** Arguments for `deno run` before `main.ts` (V8 flags). */
   deno_args: string[];
+  /** Environment the start task sets (malloc settings). */
+  task_env: Record<string, string>;
   /** All levels, or only 50 and 200 clients with 10 items. */
   full: boolean;
+}
+
+function task_settings(
+  dir: string,
+): Pick<Target, "deno_args" | "task_env"> {
+  const { deno_args, env } = start_task_settings(dir);
+  return { deno_args, task_env: env };
 }
 
 function targets_of(settings: Settings): Target[] {
@@ -735,7 +744,7 @@ function targets_of(settings: Settings): Target[] {
       label: service.label,
       service_dir: service.dir,
       database,
-      deno_args: start_task_v8_args(service.dir),
+      ...task_settings(service.dir),
       full: true,
     }))
   );
@@ -747,6 +756,7 @@ function targets_of(settings: Settings): Target[] {
       service_dir: service.dir,
       database: "postgres",
       deno_args: [`--v8-flags=${settings.capped_v8_flags}`],
+      task_env: task_settings(service.dir).task_env,
       full: false,
     });
   }
@@ -761,6 +771,7 @@ async function bench_target(
   const database = target.database;
   const cleanup: (() => Promise<void>)[] = [];
   const env: Record<string, string> = {
+    ...target.task_env,
     ADMIN_TOKEN,
     RATE_LIMIT_PER_MINUTE: "1000000",
     DATABASE_URL: "",

@@ -64,16 +64,38 @@ export async function start_service_process(
   return { url, child, stderr: () => text, status };
 }
 
+/** How a checkout's `deno task start` runs `main.ts`. */
+export interface StartTaskSettings {
+  /** Its `--v8-flags=…` arguments. */
+  deno_args: string[];
+  /** The variables it sets before `deno run` (e.g. `MALLOC_ARENA_MAX`). */
+  env: Record<string, string>;
+}
+
 /**
- * The `--v8-flags=…` arguments of a checkout's `deno task start`, so a
- * service process runs with the heap settings operators get by default.
+ * The V8 flags and environment of a checkout's `deno task start`, so a
+ * service process runs with the memory settings operators get by default.
  */
-export function start_task_v8_args(dir: string = CHECKOUT_DIR): string[] {
+export function start_task_settings(
+  dir: string = CHECKOUT_DIR,
+): StartTaskSettings {
+  const settings: StartTaskSettings = { deno_args: [], env: {} };
+  let task = "";
   try {
     const config = JSON.parse(Deno.readTextFileSync(`${dir}/deno.json`));
-    const task = String(config.tasks?.start ?? "");
-    return task.split(/\s+/).filter((arg) => arg.startsWith("--v8-flags="));
+    task = String(config.tasks?.start ?? "");
   } catch {
-    return [];
+    return settings;
   }
+  const words = task.split(/\s+/).filter((word) => word !== "");
+  let index = 0;
+  for (; index < words.length; index++) {
+    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(words[index]);
+    if (!assignment) break;
+    settings.env[assignment[1]] = assignment[2];
+  }
+  settings.deno_args = words.slice(index).filter((word) =>
+    word.startsWith("--v8-flags=")
+  );
+  return settings;
 }

@@ -33,6 +33,22 @@ export interface Principal {
 }
 
 /**
+ * The API key of a `POST /generate`, as the router hands it to
+ * {@linkcode Services.generate_invoice}: checked already (`principal`), or
+ * left for the service to check together with the quota charge, in one
+ * database statement. `checked` turns true once a statement has looked at
+ * the key, whatever it found.
+ */
+export interface ApiKeyRequest {
+  /** The request's `Authorization` header. */
+  authorization: string | null;
+  /** Whether a statement has looked at the key. */
+  checked: boolean;
+  /** The key's principal, when it was checked before the body was read. */
+  principal?: Principal;
+}
+
+/**
  * The dashboard session cookie of one request. The HTTP layer implements it,
  * because only it knows the request's cookie and whether it came over HTTPS.
  */
@@ -74,14 +90,26 @@ export interface Services {
     authorization: string | null,
     response: ResponseSink,
   ): Promise<Principal>;
+  /**
+   * Starts a `POST /generate`: a key that checked out lately is left to
+   * {@linkcode Services.generate_invoice}, which checks it with the quota
+   * charge in one statement; any other key is checked now, as
+   * `authenticate_api_key` does, before the body is read. Throws an
+   * `ApiError` (401, 403, 429, 503).
+   */
+  open_api_key_request(
+    authorization: string | null,
+    response: ResponseSink,
+  ): Promise<ApiKeyRequest>;
   /** Checks the operator's `Authorization` header. Throws an `ApiError`. */
   authenticate_admin(authorization: string | null): void;
   /**
-   * Charges the monthly quota, renders the PDF (or `options.format`), and
-   * releases the charge if rendering fails.
+   * Checks the key unless `api_key` was checked already, charges the monthly
+   * quota, renders the PDF (or `options.format`), and releases the charge if
+   * rendering fails. Sets `api_key.checked` before it looks at the key.
    */
   generate_invoice(
-    principal: Principal,
+    api_key: ApiKeyRequest,
     invoice: Invoice,
     response: ResponseSink,
     options?: {

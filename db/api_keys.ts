@@ -10,7 +10,11 @@
  */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Account } from "./accounts.ts";
-import type { Database, PreparedStatement } from "./database.ts";
+import type {
+  Database,
+  PreparedStatement,
+  StatementParam,
+} from "./database.ts";
 import { is_uuid, random_token, sha256_hex } from "./_util.ts";
 import {
   api_keys,
@@ -217,7 +221,8 @@ export async function revoke_all_api_keys(
   return rows.length;
 }
 
-interface AuthRow {
+/** A row of the key statement ({@linkcode AUTHENTICATE_COLUMNS}). */
+export interface AuthRow {
   key_id: string;
   account_id: string;
   revoked: boolean;
@@ -257,20 +262,25 @@ interface AuthRow {
 // synchronous upsert, 0.25-0.7 ms asynchronous). The quota statement
 // (db/usage.ts) commits the same way; why that is safe for charges is told
 // there.
-const AUTHENTICATE_STATEMENT: PreparedStatement = {
-  name: "ink_authenticate_api_key",
-  types: [
-    "text",
-    "timestamptz",
-    "timestamptz",
-    "int",
-    "timestamptz",
-    "float8",
-    "jsonb",
-    "int",
-  ],
-  text: `
-    with found as (
+/** Parameter types of {@linkcode AUTHENTICATE_CTES} ($1–$8). */
+export const AUTHENTICATE_TYPES: readonly string[] = [
+  "text",
+  "timestamptz",
+  "timestamptz",
+  "int",
+  "timestamptz",
+  "float8",
+  "jsonb",
+  "int",
+];
+
+/**
+ * The key statement's CTEs (`found`, `allowed`, `windows`, `hit`,
+ * `touched`; parameters $1–$8 as above), also the first half of the
+ * statement of `POST /generate` (db/generate_request.ts).
+ */
+export const AUTHENTICATE_CTES = `
+    found as (
       select k.id as key_id, k.account_id, (k.revoked_at is not null) as revoked,
              k.mode, a.email, a.name, a.plan, a.subscription_status,
              set_config('synchronous_commit', 'off', true) as async_commit
@@ -315,16 +325,24 @@ const AUTHENTICATE_STATEMENT: PreparedStatement = {
           or api_keys.last_used_at < $3::timestamptz
             - make_interval(secs => $4::int))
       returning 1
-    )
-    select found.key_id::text as key_id, found.account_id::text as account_id,
+    )`;
+
+/** The key statement's columns ({@linkcode AuthRow}), read `from found`. */
+export const AUTHENTICATE_COLUMNS = `
+    found.key_id::text as key_id, found.account_id::text as account_id,
            found.revoked, found.mode, found.email, found.name, found.plan,
            found.subscription_status,
            (select rate_limit from windows) as rate_limit,
            (select count from hit) as hit_count,
            (select previous_count from windows) as previous_count,
-           (select current_count from windows) as current_count
-    from found
-  `,
+           (select current_count from windows) as current_count`;
+
+const AUTHENTICATE_STATEMENT: PreparedStatement = {
+  name: "ink_authenticate_api_key",
+  types: AUTHENTICATE_TYPES,
+  text: `with ${AUTHENTICATE_CTES}
+    select ${AUTHENTICATE_COLUMNS}
+    from found`,
 };
 
 /**
@@ -340,38 +358,67 @@ const AUTHENTICATE_STATEMENT: PreparedStatement = {
  */
 export async function authenticate_api_key(
   database: Database,
-  input: {
-    key: string;
-    now: Date;
-    rate_limits?: RateLimits;
-    test_rate_limit?: number;
-  },
+  input: AuthenticateInput,
 ): Promise<AuthenticateResult> {
+  const statement = await authenticate_params(input);
+  if (!statement) return { status: "unknown" };
+  const rows = await database.run<AuthRow>(
+    AUTHENTICATE_STATEMENT,
+    statement.params,
+  );
+  return authenticate_result_of(rows[0], statement.window_start);
+}
+
+/** Input of {@linkcode authenticate_api_key}. */
+export interface AuthenticateInput {
+  key: string;
+  now: Date;
+  rate_limits?: RateLimits;
+  test_rate_limit?: number;
+}
+
+/**
+ * Parameters $1–$8 of {@linkcode AUTHENTICATE_CTES} for `input`, or
+ * undefined for a key that cannot exist (answered as unknown without a
+ * statement).
+ */
+export async function authenticate_params(
+  input: AuthenticateInput,
+): Promise<
+  { params: StatementParam[]; window_start: Date } | undefined
+> {
   // Hash before the format check so malformed and well-formed keys cost the
   // same and timing says nothing about which part of a key was wrong.
   const hash = await hash_api_key(
     typeof input.key === "string" ? input.key : "",
   );
-  if (!looks_like_api_key(input.key)) return { status: "unknown" };
-
-  const window_seconds = API_KEY_RATE_WINDOW_SECONDS;
-  const window_start = window_start_of(input.now, window_seconds);
+  if (!looks_like_api_key(input.key)) return undefined;
+  const window_start = window_start_of(input.now, API_KEY_RATE_WINDOW_SECONDS);
   const previous_start = new Date(
-    window_start.getTime() - window_seconds * 1000,
+    window_start.getTime() - API_KEY_RATE_WINDOW_SECONDS * 1000,
   );
   const limits = input.rate_limits ??
     { starter: UNLIMITED, pro: UNLIMITED, team: UNLIMITED };
-  const rows = await database.run<AuthRow>(AUTHENTICATE_STATEMENT, [
-    hash,
-    window_start.toISOString(),
-    input.now.toISOString(),
-    LAST_USED_RESOLUTION_SECONDS,
-    previous_start.toISOString(),
-    previous_window_weight(input.now, window_seconds),
-    JSON.stringify(limits),
-    input.test_rate_limit ?? UNLIMITED,
-  ]);
-  const row = rows[0];
+  return {
+    window_start,
+    params: [
+      hash,
+      window_start.toISOString(),
+      input.now.toISOString(),
+      LAST_USED_RESOLUTION_SECONDS,
+      previous_start.toISOString(),
+      previous_window_weight(input.now, API_KEY_RATE_WINDOW_SECONDS),
+      JSON.stringify(limits),
+      input.test_rate_limit ?? UNLIMITED,
+    ],
+  };
+}
+
+/** What the key statement's row (none: no such key) says. */
+export function authenticate_result_of(
+  row: AuthRow | undefined,
+  window_start: Date,
+): AuthenticateResult {
   if (!row) return { status: "unknown" };
   if (row.revoked) {
     return {
@@ -402,7 +449,7 @@ export async function authenticate_api_key(
       previous: Number(row.previous_count ?? 0),
       current: Number(rate_allowed ? row.hit_count : row.current_count ?? 0),
       window_start,
-      window_seconds,
+      window_seconds: API_KEY_RATE_WINDOW_SECONDS,
     },
   };
 }

@@ -41,6 +41,11 @@ export {
   type UpdateAccountInput,
 } from "./accounts.ts";
 export {
+  authenticate_and_reserve,
+  type AuthenticateAndReserveInput,
+  type AuthenticateAndReserveResult,
+} from "./generate_request.ts";
+export {
   API_KEY_DISPLAY_PREFIX_LENGTH,
   API_KEY_PREFIX,
   API_KEY_RATE_WINDOW_SECONDS,

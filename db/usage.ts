@@ -55,7 +55,10 @@ function check_month(month: string): void {
   }
 }
 
-function check_input(input: ReleaseGenerationInput): void {
+/** Checks the fields a reservation and a release share. */
+export function check_reservation_input(
+  input: ReleaseGenerationInput,
+): void {
   if (!is_uuid(input.account_id)) {
     throw new TypeError("account_id must be a UUID");
   }
@@ -81,6 +84,15 @@ function check_key_id(key_id: string | undefined): void {
 
 /** SQLSTATE raised by `ink_generation_refused()` (migration 0001). */
 const GENERATION_REFUSED_SQLSTATE = "IQ001";
+
+/** The columns a reservation answers with ({@linkcode ReservationRow}). */
+export const RESERVATION_COLUMNS = `(select receipted from seen) as receipted,
+           (select count(*) from receipt)::int as inserted,
+           (select count from monthly) as new_count,
+           (select coalesce(used, 0) from seen) as current,
+           case when exists (select 1 from receipt)
+                 and not exists (select 1 from monthly)
+             then ink_generation_refused() end as refused`;
 
 // The statement of reserve_generation, on every charged request: prepared.
 // $1 account, $2 month, $3 request hash, $4 limit, $5 day, $6 key (or null).
@@ -110,51 +122,121 @@ const RESERVE_STATEMENT: PreparedStatement = {
   types: ["uuid", "text", "text", "int", "date", "uuid"],
   text: `
     with seen as (
-      select (select count from usage_monthly
-                where account_id = $1::uuid and month = $2::text) as used,
-             exists (select 1 from generation_receipts
-                where account_id = $1::uuid and month = $2::text
-                  and request_hash = $3::text) as receipted,
+      select $1::uuid as account_id, $6::uuid as key_id,
+             $4::int as monthly_limit,
+             ${reservation_seen_columns("$1::uuid", "$2::text", "$3::text")},
              set_config('synchronous_commit', 'off', true) as async_commit
     ),
-    receipt as (
+    ${
+    charge_ctes({
+      month: "$2::text",
+      request_hash: "$3::text",
+      day: "$5::date",
+    })
+  }
+    select ${RESERVATION_COLUMNS}
+  `,
+};
+
+/**
+ * What a reservation reads, for `account` in `month`: the month's count
+ * (`used`) and whether `request_hash` already has a receipt (`receipted`).
+ * The statement of `POST /generate` (db/generate_request.ts) reads the same.
+ */
+export function reservation_seen_columns(
+  account: string,
+  month: string,
+  request_hash: string,
+): string {
+  return `(select count from usage_monthly
+                where account_id = ${account} and month = ${month}) as used,
+             exists (select 1 from generation_receipts
+                where account_id = ${account} and month = ${month}
+                  and request_hash = ${request_hash}) as receipted`;
+}
+
+/**
+ * The receipt and the charges, as CTEs over a CTE `seen` with columns
+ * `account_id`, `key_id` (or null), `monthly_limit`, `used` and `receipted`
+ * (at most one row; none charges nothing). SQL expressions for the month,
+ * the request hash and the day are spliced in.
+ */
+export function charge_ctes(
+  values: { month: string; request_hash: string; day: string },
+): string {
+  const { month, request_hash, day } = values;
+  return `receipt as (
       insert into generation_receipts (account_id, month, request_hash)
-      select $1::uuid, $2::text, $3::text from seen
-      where not seen.receipted and coalesce(seen.used, 0) < $4::int
+      select seen.account_id, ${month}, ${request_hash} from seen
+      where not seen.receipted
+        and coalesce(seen.used, 0) < seen.monthly_limit
       on conflict do nothing
       returning 1
     ),
     monthly as (
       insert into usage_monthly as u (account_id, month, count)
-      select $1::uuid, $2::text, 1 from receipt
+      select seen.account_id, ${month}, 1 from seen, receipt
       on conflict (account_id, month) do update set count = u.count + 1
-      where u.count < $4::int
+      where u.count < (select monthly_limit from seen)
       returning u.count
     ),
     daily as (
       insert into usage_daily as d (account_id, day, count)
-      select $1::uuid, $5::date, 1 from monthly
+      select seen.account_id, ${day}, 1 from seen, monthly
       on conflict (account_id, day) do update set count = d.count + 1
       returning 1
     ),
     by_key as (
       insert into usage_by_key as k (key_id, month, count)
-      select $6::uuid, $2::text, 1 from monthly where $6::uuid is not null
+      select seen.key_id, ${month}, 1 from seen, monthly
+      where seen.key_id is not null
       on conflict (key_id, month) do update set count = k.count + 1
       returning 1
-    )
-    select seen.receipted,
-           (select count(*) from receipt)::int as inserted,
-           (select count from monthly) as new_count,
-           coalesce(seen.used, 0) as current,
-           case when exists (select 1 from receipt)
-                 and not exists (select 1 from monthly)
-             then ink_generation_refused() end as refused
-    from seen
-  `,
-};
+    )`;
+}
 
-function is_generation_refused(error: unknown): boolean {
+/** A reservation's row ({@linkcode RESERVATION_COLUMNS}). */
+export interface ReservationRow {
+  receipted: boolean | null;
+  inserted: number | string | null;
+  new_count: number | string | null;
+  current: number | string | null;
+}
+
+/** What a reservation's row says, against the month's `limit`. */
+export function reservation_result_of(
+  row: ReservationRow,
+  limit: number,
+): ReserveResult {
+  if (row.new_count !== null) {
+    return { status: "reserved", used: to_number(row.new_count) };
+  }
+  // `current` comes from the statement's snapshot: good enough to report.
+  const used = to_number(row.current ?? 0);
+  if (row.receipted || used < limit) {
+    // Receipted before, or (room, but the insert met a receipt committed
+    // since the snapshot) an identical request was charged meanwhile.
+    return { status: "replay", used };
+  }
+  return { status: "exhausted", used };
+}
+
+/** The month's count for `account_id`, read on its own. */
+export async function monthly_count(
+  database: Database,
+  input: { account_id: string; month: string },
+): Promise<number> {
+  const after = await query_rows<{ used: number | string }>(
+    database,
+    sql`select coalesce((select count from usage_monthly
+      where account_id = ${input.account_id}::uuid
+        and month = ${input.month}), 0) as used`,
+  );
+  return to_number(after[0]?.used ?? 0);
+}
+
+/** True when a reservation met `ink_generation_refused()` (rolled back). */
+export function is_generation_refused(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current != null; depth++) {
     if (typeof current !== "object") return false;
@@ -182,19 +264,14 @@ export async function reserve_generation(
   database: Database,
   input: ReserveGenerationInput,
 ): Promise<ReserveResult> {
-  check_input(input);
+  check_reservation_input(input);
   if (!Number.isInteger(input.limit) || input.limit < 0) {
     throw new RangeError("limit must be a non-negative integer");
   }
   const { account_id, month, day, request_hash, limit } = input;
-  let row: {
-    receipted: boolean;
-    inserted: number | string;
-    new_count: number | string | null;
-    current: number | string;
-  };
+  let row: ReservationRow;
   try {
-    const rows = await database.run<typeof row>(RESERVE_STATEMENT, [
+    const rows = await database.run<ReservationRow>(RESERVE_STATEMENT, [
       account_id,
       month,
       request_hash,
@@ -205,24 +282,12 @@ export async function reserve_generation(
     row = rows[0]!;
   } catch (error) {
     if (!is_generation_refused(error)) throw error;
-    const after = await query_rows<{ used: number | string }>(
-      database,
-      sql`select coalesce((select count from usage_monthly
-        where account_id = ${account_id}::uuid and month = ${month}), 0) as used`,
-    );
-    return { status: "exhausted", used: to_number(after[0]?.used ?? 0) };
+    return {
+      status: "exhausted",
+      used: await monthly_count(database, { account_id, month }),
+    };
   }
-  if (row.new_count !== null) {
-    return { status: "reserved", used: to_number(row.new_count) };
-  }
-  // `current` comes from the statement's snapshot: good enough to report.
-  const used = to_number(row.current);
-  if (row.receipted || used < limit) {
-    // Receipted before, or (room, but the insert met a receipt committed
-    // since the snapshot) an identical request was charged meanwhile.
-    return { status: "replay", used };
-  }
-  return { status: "exhausted", used };
+  return reservation_result_of(row, limit);
 }
 
 /**
@@ -235,7 +300,7 @@ export async function release_generation(
   database: Database,
   input: ReleaseGenerationInput,
 ): Promise<{ released: boolean; used: number }> {
-  check_input(input);
+  check_reservation_input(input);
   const { account_id, month, day, request_hash } = input;
   const key_id = input.key_id ?? null;
   const rows = await query_rows<{

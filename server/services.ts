@@ -6,9 +6,11 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import {
   type AccountView,
   ApiError,
+  type ApiKeyRequest,
   type ApiKeyView,
   type Invoice,
   type InvoiceFormat,
+  type KeyMode,
   type Plan,
   PLANS,
   plans_above,
@@ -81,6 +83,10 @@ const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 const NO_EARLY_RENDER_AFTER_EXHAUSTED_MS = 60_000;
 // Bound on that memory; past it, it is forgotten (only costs early renders).
 const EXHAUSTED_MEMORY_LIMIT = 10_000;
+// A key that checked out is "warm" this long: its next /generate checks it
+// in the same statement as the charge (one round trip) and may start the
+// render before that statement. A key that fails a check is forgotten.
+const WARM_KEY_MS = 60_000;
 /** Free previews (dashboard "Try it") an account may render a minute. */
 export const PREVIEWS_PER_MINUTE = 30;
 /** How long an `Idempotency-Key` is remembered. */
@@ -205,6 +211,33 @@ function sha256_hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+/** Monthly invoices of each plan, as the quota statement takes them. */
+const MONTHLY_INVOICES = Object.fromEntries(
+  Object.entries(PLANS).map((
+    [plan, limits],
+  ) => [plan, limits.monthly_invoices]),
+) as Record<Plan, number>;
+
+// What a live request is charged under: a hash of the canonical
+// (validated, normalised) invoice, so an identical retry is recognised
+// without storing its content. The format is part of what was asked; PDF
+// requests hash as they always did.
+function live_request_hash(invoice: Invoice, format: InvoiceFormat): string {
+  return sha256_hex(
+    JSON.stringify(format === "pdf" ? invoice : [format, invoice]),
+  );
+}
+
+// How a live or test key's request is generated, once the key checked out.
+interface GenerateState {
+  at: Date;
+  render_options: RenderOptions;
+  /** Reserved already, by the statement that checked the key. */
+  reserved?: store.ReserveResult;
+  /** The render, started before the key statement (see WARM_KEY_MS). */
+  early?: Promise<RenderedPdf>;
+}
+
 /** Calendar month (UTC) of an instant, as `YYYY-MM`. */
 export function month_of(now: Date): string {
   return now.toISOString().slice(0, 7);
@@ -313,6 +346,17 @@ export function create_services(
 
   // `account_id:month` → until when (clock ms) not to render early.
   const recently_exhausted = new Map<string, number>();
+  // SHA-256 of an API key that checked out → its account and mode, until.
+  const warm_keys = new Map<
+    string,
+    {
+      account_id: string;
+      mode: KeyMode;
+      until: number;
+      /** Requests the rate limit still allowed after its last one. */
+      rate_remaining: number;
+    }
+  >();
 
   // What messages that say how to get more need to know.
   const hint_options = {
@@ -493,7 +537,7 @@ export function create_services(
     principal: Principal,
     invoice: Invoice,
     response: ResponseSink,
-    state: { at: Date; render_options: RenderOptions },
+    state: GenerateState,
   ): Promise<RenderedPdf> {
     const { at, render_options } = state;
     const format = render_options.format ?? "pdf";
@@ -504,9 +548,7 @@ export function create_services(
     // so an identical retry is recognised without storing its content.
     // The format is part of what was asked: the same invoice in another
     // format is another invoice. PDF requests hash as they always did.
-    const request_hash = sha256_hex(
-      JSON.stringify(format === "pdf" ? invoice : [format, invoice]),
-    );
+    const request_hash = live_request_hash(invoice, format);
     const reservation = {
       account_id: principal.account.id,
       month,
@@ -521,15 +563,21 @@ export function create_services(
     // for the quota as before, and so do accounts just found over their
     // limit, so calling past the limit does not cost a render each time.
     const exhausted_key = `${principal.account.id}:${month}`;
-    const early = options.render_early?.() &&
-        (recently_exhausted.get(exhausted_key) ?? 0) < at.getTime()
-      ? render(invoice, render_options)
-      : undefined;
-    early?.catch(() => {}); // awaited below, or deliberately dropped
-    const reserved = await store.reserve_generation(database, {
-      ...reservation,
-      limit: plan.monthly_invoices,
-    });
+    // Reserved already when the key statement charged it too (one round
+    // trip); then only a render started before that statement overlaps it.
+    let early = state.early;
+    let reserved = state.reserved;
+    if (!reserved) {
+      early = options.render_early?.() &&
+          (recently_exhausted.get(exhausted_key) ?? 0) < at.getTime()
+        ? render(invoice, render_options)
+        : undefined;
+      early?.catch(() => {}); // awaited below, or deliberately dropped
+      reserved = await store.reserve_generation(database, {
+        ...reservation,
+        limit: plan.monthly_invoices,
+      });
+    }
     const reset = next_month_start(at).toISOString().slice(0, 10);
     response.headers.set("X-Quota-Limit", String(plan.monthly_invoices));
     response.headers.set(
@@ -575,9 +623,10 @@ export function create_services(
     principal: Principal,
     invoice: Invoice,
     response: ResponseSink,
-    state: { at: Date; render_options: RenderOptions },
+    state: GenerateState,
   ): Promise<RenderedPdf> {
-    const document = await render(invoice, state.render_options);
+    const document = await (state.early ??
+      render(invoice, state.render_options));
     const counts = await store.record_test_generation(database, {
       account_id: principal.account.id,
       month: month_of(state.at),
@@ -604,65 +653,204 @@ export function create_services(
     );
   }
 
+  // The key statement's answer: the principal, with the rate-limit headers
+  // set; or the 401, 403 or 429 it calls for. Keys that check out are
+  // remembered for a minute (see `warm_keys`), others forgotten.
+  function principal_of(
+    result: store.AuthenticateResult,
+    response: ResponseSink,
+    state: { at: Date; key_hash: string },
+  ): Principal {
+    const { at } = state;
+    warm_keys.delete(state.key_hash);
+    if (result.status === "unknown") {
+      throw new ApiError("unauthorized", "Unknown API key");
+    }
+    response.account_id = result.status === "revoked"
+      ? result.account_id
+      : result.account.id;
+    if (result.status === "revoked") {
+      throw new ApiError(
+        "key_revoked",
+        "This API key was revoked and can no longer be used; generate a new key",
+      );
+    }
+    if (result.status === "inactive") {
+      throw new ApiError(
+        "subscription_inactive",
+        "The account's subscription is inactive, so invoices cannot be generated; " +
+          reactivate_hint(result.account.plan, hint_options),
+      );
+    }
+    const { rate } = result;
+    const remaining = store.sliding_window_remaining(rate, at);
+    // Seconds until one more request than `remaining` fits: on a 429,
+    // the true wait, so RateLimit-Reset and Retry-After agree.
+    const reset_seconds = Math.max(
+      1,
+      Math.ceil(
+        store.sliding_window_wait_ms(rate, {
+          now: at,
+          needed: Math.min(remaining + 1, rate.limit),
+        }) / 1000,
+      ),
+    );
+    response.headers.set("RateLimit-Limit", String(rate.limit));
+    response.headers.set("RateLimit-Remaining", String(remaining));
+    response.headers.set("RateLimit-Reset", String(reset_seconds));
+    if (!result.rate_allowed) {
+      throw new ApiError(
+        "rate_limited",
+        `Rate limit of ${rate.limit} requests per minute reached; retry in ${reset_seconds} seconds`,
+        { headers: { "Retry-After": String(reset_seconds) } },
+      );
+    }
+    if (warm_keys.size >= EXHAUSTED_MEMORY_LIMIT) warm_keys.clear();
+    warm_keys.set(state.key_hash, {
+      account_id: result.account.id,
+      mode: result.mode,
+      until: at.getTime() + WARM_KEY_MS,
+      rate_remaining: remaining,
+    });
+    return {
+      account: account_view(result.account),
+      key_id: result.key_id,
+      key_mode: result.mode,
+    };
+  }
+
+  function authentication_input(key: string, at: Date) {
+    return {
+      key,
+      now: at,
+      rate_limits,
+      test_rate_limit: options.rate_limit_per_minute ??
+        TEST_KEY_REQUESTS_PER_MINUTE,
+    };
+  }
+
+  async function authenticate(
+    authorization: string | null,
+    response: ResponseSink,
+  ): Promise<Principal> {
+    const key = parse_bearer(authorization);
+    const at = now();
+    const result = await store.authenticate_api_key(
+      database,
+      authentication_input(key, at),
+    );
+    return principal_of(result, response, { at, key_hash: sha256_hex(key) });
+  }
+
+  // Charges (unless charged already) and renders for an authenticated key.
+  async function generate_for(
+    principal: Principal,
+    invoice: Invoice,
+    response: ResponseSink,
+    state: {
+      at: Date;
+      format?: InvoiceFormat;
+      idempotency_key?: string;
+      reserved?: store.ReserveResult;
+      early?: Promise<RenderedPdf>;
+    },
+  ): Promise<RenderedPdf> {
+    const mode = principal.key_mode ?? "live";
+    const render_options: RenderOptions = {
+      format: state.format ?? "pdf",
+      account_id: principal.account.id,
+      ...(mode === "test" ? { test: true } : {}),
+    };
+    const { at } = state;
+    const key = state.idempotency_key;
+    // Hashes only: the key, and the request (mode, format and body).
+    const idempotency = key === undefined ? undefined : {
+      account_id: principal.account.id,
+      key_hash: sha256_hex(key),
+      request_hash: sha256_hex(
+        JSON.stringify([mode, render_options.format, invoice]),
+      ),
+    };
+    if (idempotency) {
+      const claim = await store.claim_idempotency_key(database, {
+        ...idempotency,
+        now: at,
+        expired_before: new Date(at.getTime() - IDEMPOTENCY_KEY_TTL_MS),
+        abandoned_before: new Date(
+          at.getTime() - IDEMPOTENCY_ABANDONED_AFTER_MS,
+        ),
+      });
+      if (claim.status === "reused") {
+        throw new ApiError(
+          "idempotency_key_reused",
+          "This Idempotency-Key was already used with a different request body; " +
+            "use a new key for a new request",
+        );
+      }
+      if (claim.status === "in_progress") {
+        throw new ApiError(
+          "idempotency_in_progress",
+          "The first request with this Idempotency-Key is still running; retry in a moment",
+          { headers: { "Retry-After": "1" } },
+        );
+      }
+      if (claim.status === "replay") {
+        const used = await store.get_usage(database, principal.account.id, {
+          month: month_of(at),
+        });
+        set_quota_headers(response, principal, { at, used });
+        response.headers.set("Idempotent-Replayed", "true");
+        return await render(invoice, render_options);
+      }
+    }
+    try {
+      const generate_state: GenerateState = {
+        at,
+        render_options,
+        reserved: state.reserved,
+        early: state.early,
+      };
+      const document = mode === "test"
+        ? await generate_test(principal, invoice, response, generate_state)
+        : await generate_live(
+          principal,
+          invoice,
+          response,
+          generate_state,
+        );
+      if (idempotency) {
+        // Not marking it done only makes a retry wait (409) until the
+        // claim counts as abandoned; the document is good either way.
+        await store.complete_idempotency_key(database, idempotency)
+          .catch(() => {});
+      }
+      return document;
+    } catch (error) {
+      if (idempotency) {
+        await store.release_idempotency_key(database, idempotency)
+          .catch(() => {});
+      }
+      throw error;
+    }
+  }
+
   return {
     authenticate_api_key(authorization: string | null, response: ResponseSink) {
-      return with_database(async () => {
+      return with_database(() => authenticate(authorization, response));
+    },
+
+    open_api_key_request(
+      authorization: string | null,
+      response: ResponseSink,
+    ) {
+      return with_database(async (): Promise<ApiKeyRequest> => {
         const key = parse_bearer(authorization);
-        const at = now();
-        const result = await store.authenticate_api_key(database, {
-          key,
-          now: at,
-          rate_limits,
-          test_rate_limit: options.rate_limit_per_minute ??
-            TEST_KEY_REQUESTS_PER_MINUTE,
-        });
-        if (result.status === "unknown") {
-          throw new ApiError("unauthorized", "Unknown API key");
+        const warm = warm_keys.get(sha256_hex(key));
+        if (warm && warm.until > now().getTime()) {
+          return { authorization, checked: false };
         }
-        response.account_id = result.status === "revoked"
-          ? result.account_id
-          : result.account.id;
-        if (result.status === "revoked") {
-          throw new ApiError(
-            "key_revoked",
-            "This API key was revoked and can no longer be used; generate a new key",
-          );
-        }
-        if (result.status === "inactive") {
-          throw new ApiError(
-            "subscription_inactive",
-            "The account's subscription is inactive, so invoices cannot be generated; " +
-              reactivate_hint(result.account.plan, hint_options),
-          );
-        }
-        const { rate } = result;
-        const remaining = store.sliding_window_remaining(rate, at);
-        // Seconds until one more request than `remaining` fits: on a 429,
-        // the true wait, so RateLimit-Reset and Retry-After agree.
-        const reset_seconds = Math.max(
-          1,
-          Math.ceil(
-            store.sliding_window_wait_ms(rate, {
-              now: at,
-              needed: Math.min(remaining + 1, rate.limit),
-            }) / 1000,
-          ),
-        );
-        response.headers.set("RateLimit-Limit", String(rate.limit));
-        response.headers.set("RateLimit-Remaining", String(remaining));
-        response.headers.set("RateLimit-Reset", String(reset_seconds));
-        if (!result.rate_allowed) {
-          throw new ApiError(
-            "rate_limited",
-            `Rate limit of ${rate.limit} requests per minute reached; retry in ${reset_seconds} seconds`,
-            { headers: { "Retry-After": String(reset_seconds) } },
-          );
-        }
-        return {
-          account: account_view(result.account),
-          key_id: result.key_id,
-          key_mode: result.mode,
-        };
+        const principal = await authenticate(authorization, response);
+        return { authorization, checked: true, principal };
       });
     },
 
@@ -686,7 +874,7 @@ export function create_services(
     },
 
     generate_invoice(
-      principal: Principal,
+      api_key: ApiKeyRequest,
       invoice: Invoice,
       response: ResponseSink,
       generate_options: {
@@ -694,76 +882,79 @@ export function create_services(
         idempotency_key?: string;
       } = {},
     ) {
-      const mode = principal.key_mode ?? "live";
-      const render_options: RenderOptions = {
-        format: generate_options.format ?? "pdf",
-        account_id: principal.account.id,
-        ...(mode === "test" ? { test: true } : {}),
-      };
       return with_database(async () => {
-        // Too long to render: refused before anything is charged or drawn.
+        // Too long to render: refused before anything is charged or drawn
+        // (a key not yet checked is checked first by the router, so a bad
+        // key still answers 401 rather than this 400).
         check_document_cost(invoice);
         const at = now();
-        const key = generate_options.idempotency_key;
-        // Hashes only: the key, and the request (mode, format and body).
-        const idempotency = key === undefined ? undefined : {
-          account_id: principal.account.id,
-          key_hash: sha256_hex(key),
-          request_hash: sha256_hex(
-            JSON.stringify([mode, render_options.format, invoice]),
-          ),
+        const format = generate_options.format ?? "pdf";
+        const generate_state = {
+          at,
+          format,
+          idempotency_key: generate_options.idempotency_key,
         };
-        if (idempotency) {
-          const claim = await store.claim_idempotency_key(database, {
-            ...idempotency,
-            now: at,
-            expired_before: new Date(at.getTime() - IDEMPOTENCY_KEY_TTL_MS),
-            abandoned_before: new Date(
-              at.getTime() - IDEMPOTENCY_ABANDONED_AFTER_MS,
+        if (api_key.principal) {
+          return await generate_for(
+            api_key.principal,
+            invoice,
+            response,
+            generate_state,
+          );
+        }
+        const key = parse_bearer(api_key.authorization);
+        const key_hash = sha256_hex(key);
+        api_key.checked = true;
+        if (generate_options.idempotency_key !== undefined) {
+          // The Idempotency-Key is claimed between key and quota.
+          const principal = principal_of(
+            await store.authenticate_api_key(
+              database,
+              authentication_input(key, at),
             ),
-          });
-          if (claim.status === "reused") {
-            throw new ApiError(
-              "idempotency_key_reused",
-              "This Idempotency-Key was already used with a different request body; " +
-                "use a new key for a new request",
-            );
-          }
-          if (claim.status === "in_progress") {
-            throw new ApiError(
-              "idempotency_in_progress",
-              "The first request with this Idempotency-Key is still running; retry in a moment",
-              { headers: { "Retry-After": "1" } },
-            );
-          }
-          if (claim.status === "replay") {
-            const used = await store.get_usage(database, principal.account.id, {
-              month: month_of(at),
-            });
-            set_quota_headers(response, principal, { at, used });
-            response.headers.set("Idempotent-Replayed", "true");
-            return await render(invoice, render_options);
-          }
+            response,
+            { at, key_hash },
+          );
+          return await generate_for(
+            principal,
+            invoice,
+            response,
+            generate_state,
+          );
         }
-        try {
-          const state = { at, render_options };
-          const document = mode === "test"
-            ? await generate_test(principal, invoice, response, state)
-            : await generate_live(principal, invoice, response, state);
-          if (idempotency) {
-            // Not marking it done only makes a retry wait (409) until the
-            // claim counts as abandoned; the document is good either way.
-            await store.complete_idempotency_key(database, idempotency)
-              .catch(() => {});
-          }
-          return document;
-        } catch (error) {
-          if (idempotency) {
-            await store.release_idempotency_key(database, idempotency)
-              .catch(() => {});
-          }
-          throw error;
-        }
+        // A key seen valid lately, a worker idle: the render starts now and
+        // overlaps the statement; dropped if the key no longer checks out.
+        // Not when the rate limit was about to refuse, or the month used up.
+        const warm = warm_keys.get(key_hash);
+        const early = warm && warm.rate_remaining > 0 &&
+            options.render_early?.() &&
+            (recently_exhausted.get(`${warm.account_id}:${month_of(at)}`) ??
+                0) < at.getTime()
+          ? render(invoice, {
+            format,
+            account_id: warm.account_id,
+            ...(warm.mode === "test" ? { test: true } : {}),
+          })
+          : undefined;
+        early?.catch(() => {}); // awaited later, or deliberately dropped
+        const result = await store.authenticate_and_reserve(database, {
+          ...authentication_input(key, at),
+          month: month_of(at),
+          day: at.toISOString().slice(0, 10),
+          request_hash: live_request_hash(invoice, format),
+          monthly_limits: MONTHLY_INVOICES,
+        });
+        const principal = principal_of(result.auth, response, {
+          at,
+          key_hash,
+        });
+        const same = warm?.account_id === principal.account.id &&
+          warm.mode === principal.key_mode;
+        return await generate_for(principal, invoice, response, {
+          ...generate_state,
+          reserved: result.reservation,
+          early: same ? early : undefined,
+        });
       });
     },
 

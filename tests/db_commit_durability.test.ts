@@ -10,6 +10,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { assertEquals } from "./assert.ts";
 import {
+  authenticate_and_reserve,
   authenticate_api_key,
   create_account,
   create_api_key,
@@ -114,9 +115,21 @@ Deno.test("per-request statements commit asynchronously, for their own transacti
     });
     assertEquals(exhausted, { status: "exhausted", used: 1 });
 
+    // Key and charge in one statement (a warm key's POST /generate).
+    const both = await authenticate_and_reserve(observed, {
+      key,
+      now: new Date("2030-05-02T10:00:02Z"),
+      month: "2030-05",
+      day: "2030-05-02",
+      request_hash: "durability-4",
+      monthly_limits: { starter: 150, pro: 1_000, team: 10_000 },
+    });
+    assertEquals(both.reservation, { status: "reserved", used: 2 });
+
     assertEquals(Object.fromEntries(settings), {
       ink_authenticate_api_key: "off",
       ink_reserve_generation: "off",
+      ink_authenticate_and_reserve: "off",
     });
     // Through the real driver too (PGlite is one session, so this reads
     // the very session that ran them): the setting ended with each

@@ -55,8 +55,13 @@ Deno.test("early render: same answers and quota as render-after-reserve", async 
         created_at: account.created_at.toISOString(),
       },
     };
+    // A key checked before the body: the quota statement runs on its own.
     const generate = (invoice: Invoice) =>
-      services.generate_invoice(principal, invoice, { headers: new Headers() });
+      services.generate_invoice(
+        { authorization: null, checked: true, principal },
+        invoice,
+        { headers: new Headers() },
+      );
 
     await t.step("a charged request returns its PDF", async () => {
       const pdf = await generate(numbered(1));

@@ -89,29 +89,32 @@ Deno.test("per-request statements commit asynchronously, for their own transacti
     });
     const settings = new Map<string, string>();
     const observed = recording(database, settings);
+    const reserve = (
+      on: Database,
+      charge: { request_hash: string; limit: number },
+    ) =>
+      reserve_generation(on, {
+        account_id: account.id,
+        month: "2030-05",
+        day: "2030-05-02",
+        key_id,
+        ...charge,
+      });
 
     const auth = await authenticate_api_key(observed, {
       key,
       now: new Date("2030-05-02T10:00:00Z"),
     });
     assertEquals(auth.status, "ok");
-    const reserved = await reserve_generation(observed, {
-      account_id: account.id,
-      month: "2030-05",
-      day: "2030-05-02",
-      limit: 1_000,
+    const reserved = await reserve(observed, {
       request_hash: "durability-1",
-      key_id,
+      limit: 1_000,
     });
     assertEquals(reserved, { status: "reserved", used: 1 });
     // A used-up month answers without a write, still from one statement.
-    const exhausted = await reserve_generation(observed, {
-      account_id: account.id,
-      month: "2030-05",
-      day: "2030-05-02",
-      limit: 1,
+    const exhausted = await reserve(observed, {
       request_hash: "durability-2",
-      key_id,
+      limit: 1,
     });
     assertEquals(exhausted, { status: "exhausted", used: 1 });
 
@@ -138,14 +141,7 @@ Deno.test("per-request statements commit asynchronously, for their own transacti
       key,
       now: new Date("2030-05-02T10:00:01Z"),
     });
-    await reserve_generation(database, {
-      account_id: account.id,
-      month: "2030-05",
-      day: "2030-05-02",
-      limit: 1_000,
-      request_hash: "durability-3",
-      key_id,
-    });
+    await reserve(database, { request_hash: "durability-3", limit: 1_000 });
     assertEquals(await session_setting(database), "on");
   } finally {
     await test_database.close();

@@ -37,6 +37,25 @@ const fonts = new Map<ScriptFontId, HarfBuzz.Font>();
 let buffer: HarfBuzz.Buffer | undefined;
 const cache = new Map<string, ShapedRun>();
 const CACHE_LIMIT = 20_000;
+/**
+ * Bound on what the shaping cache holds per isolate, in approximate bytes
+ * (key as UTF-16, the run's arrays, object overhead). Distinct long texts
+ * would fill memory long before {@link CACHE_LIMIT} entries (a 1,000-glyph
+ * run holds about 36 KB); when either bound is reached the cache starts
+ * afresh.
+ */
+export const SHAPING_CACHE_BYTES_LIMIT = 8 * 1024 * 1024;
+let cache_bytes = 0;
+
+/** Approximate bytes the shaping cache holds now. */
+export function shaping_cache_bytes(): number {
+  return cache_bytes;
+}
+
+function cached_run_bytes(key: string, glyphs: number): number {
+  // Uint16 + Uint32 + three Float64 per glyph; ~300 bytes of objects.
+  return 2 * key.length + glyphs * (2 + 4 + 3 * 8) + 300;
+}
 
 /**
  * Thrown when text needs the text layout (shaping, bidi) before it is
@@ -120,7 +139,17 @@ export function shape_text(
     width += run.advances[i];
   }
   run.width = width;
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(key, run);
+  const bytes = cached_run_bytes(key, n);
+  if (
+    cache.size >= CACHE_LIMIT ||
+    cache_bytes + bytes > SHAPING_CACHE_BYTES_LIMIT
+  ) {
+    cache.clear();
+    cache_bytes = 0;
+  }
+  if (bytes <= SHAPING_CACHE_BYTES_LIMIT) {
+    cache.set(key, run);
+    cache_bytes += bytes;
+  }
   return run;
 }

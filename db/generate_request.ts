@@ -23,9 +23,9 @@ import {
 } from "./api_keys.ts";
 import {
   charge_ctes,
-  check_reservation_input,
+  check_charge_fields,
+  get_usage,
   is_generation_refused,
-  monthly_count,
   RESERVATION_COLUMNS,
   reservation_result_of,
   reservation_seen_columns,
@@ -105,7 +105,7 @@ export async function authenticate_and_reserve(
   database: Database,
   input: AuthenticateAndReserveInput,
 ): Promise<AuthenticateAndReserveResult> {
-  check_reservation_input({ account_id: ZERO_UUID, ...input });
+  check_charge_fields(input);
   const statement = await authenticate_params(input);
   if (!statement) return { auth: { status: "unknown" } };
   let row: (AuthRow & ReservationRow) | undefined;
@@ -127,8 +127,7 @@ export async function authenticate_and_reserve(
     if (auth.status !== "ok" || auth.mode !== "live" || !auth.rate_allowed) {
       return { auth };
     }
-    const used = await monthly_count(database, {
-      account_id: auth.account.id,
+    const used = await get_usage(database, auth.account.id, {
       month: input.month,
     });
     return { auth, reservation: { status: "exhausted", used } };
@@ -147,7 +146,3 @@ export async function authenticate_and_reserve(
     ),
   };
 }
-
-// Stands in for the account (not known before the statement) when the
-// reservation's own fields are checked.
-const ZERO_UUID = "00000000-0000-0000-0000-000000000000";

@@ -55,13 +55,21 @@ function check_month(month: string): void {
   }
 }
 
-/** Checks the fields a reservation and a release share. */
-export function check_reservation_input(
-  input: ReleaseGenerationInput,
-): void {
+function check_input(input: ReleaseGenerationInput): void {
   if (!is_uuid(input.account_id)) {
     throw new TypeError("account_id must be a UUID");
   }
+  check_charge_fields(input);
+}
+
+/**
+ * Checks what a charge is recorded under (month, day, request hash, key),
+ * for reservations and releases, and for the statement of `POST /generate`,
+ * which learns the account only from the key.
+ */
+export function check_charge_fields(
+  input: Omit<ReleaseGenerationInput, "account_id">,
+): void {
   check_month(input.month);
   if (!DAY_PATTERN.test(input.day) || !input.day.startsWith(input.month)) {
     throw new RangeError(
@@ -221,20 +229,6 @@ export function reservation_result_of(
   return { status: "exhausted", used };
 }
 
-/** The month's count for `account_id`, read on its own. */
-export async function monthly_count(
-  database: Database,
-  input: { account_id: string; month: string },
-): Promise<number> {
-  const after = await query_rows<{ used: number | string }>(
-    database,
-    sql`select coalesce((select count from usage_monthly
-      where account_id = ${input.account_id}::uuid
-        and month = ${input.month}), 0) as used`,
-  );
-  return to_number(after[0]?.used ?? 0);
-}
-
 /** True when a reservation met `ink_generation_refused()` (rolled back). */
 export function is_generation_refused(error: unknown): boolean {
   let current: unknown = error;
@@ -264,7 +258,7 @@ export async function reserve_generation(
   database: Database,
   input: ReserveGenerationInput,
 ): Promise<ReserveResult> {
-  check_reservation_input(input);
+  check_input(input);
   if (!Number.isInteger(input.limit) || input.limit < 0) {
     throw new RangeError("limit must be a non-negative integer");
   }
@@ -284,7 +278,7 @@ export async function reserve_generation(
     if (!is_generation_refused(error)) throw error;
     return {
       status: "exhausted",
-      used: await monthly_count(database, { account_id, month }),
+      used: await get_usage(database, account_id, { month }),
     };
   }
   return reservation_result_of(row, limit);
@@ -300,7 +294,7 @@ export async function release_generation(
   database: Database,
   input: ReleaseGenerationInput,
 ): Promise<{ released: boolean; used: number }> {
-  check_reservation_input(input);
+  check_input(input);
   const { account_id, month, day, request_hash } = input;
   const key_id = input.key_id ?? null;
   const rows = await query_rows<{

@@ -194,9 +194,11 @@ export function create_billing(
     ) => [price, plan]),
   );
 
-  async function call_stripe<T>(operation: () => Promise<T>): Promise<T> {
+  async function call_stripe<T>(
+    operation: (client: Stripe) => Promise<T>,
+  ): Promise<T> {
     try {
-      return await operation();
+      return await operation(await stripe());
     } catch (error) {
       if (error instanceof ApiError) throw error;
       throw unavailable(error);
@@ -333,8 +335,8 @@ export function create_billing(
           record.stripe_status ?? "",
         );
       if (!record || !live) {
-        const session = await call_stripe(async () =>
-          (await stripe()).checkout.sessions.create({
+        const session = await call_stripe((client) =>
+          client.checkout.sessions.create({
             mode: "subscription",
             line_items: [{ price, quantity: 1 }],
             client_reference_id: account.id,
@@ -356,8 +358,8 @@ export function create_billing(
           effective_at: null,
         };
       }
-      const subscription = await call_stripe(async () =>
-        (await stripe()).subscriptions.retrieve(record.stripe_subscription_id!)
+      const subscription = await call_stripe((client) =>
+        client.subscriptions.retrieve(record.stripe_subscription_id!)
       );
       const item = subscription.items.data[0];
       const current_plan = plan_of_price.get(item?.price?.id ?? "") ??
@@ -366,8 +368,8 @@ export function create_billing(
       if (current_plan === input.plan) {
         // Choosing the current plan again cancels a scheduled downgrade.
         if (schedule_id && record.pending_plan) {
-          await call_stripe(async () =>
-            (await stripe()).subscriptionSchedules.release(schedule_id)
+          await call_stripe((client) =>
+            client.subscriptionSchedules.release(schedule_id)
           );
           await store.set_pending_plan(database, account.id, null);
         }
@@ -379,16 +381,16 @@ export function create_billing(
         };
       }
       if (schedule_id) {
-        await call_stripe(async () =>
-          (await stripe()).subscriptionSchedules.release(schedule_id)
+        await call_stripe((client) =>
+          client.subscriptionSchedules.release(schedule_id)
         );
       }
       if (
         PLAN_ORDER.indexOf(input.plan) > PLAN_ORDER.indexOf(current_plan)
       ) {
         // Upgrade: the new price at once, the difference invoiced now.
-        const updated = await call_stripe(async () =>
-          (await stripe()).subscriptions.update(subscription.id, {
+        const updated = await call_stripe((client) =>
+          client.subscriptions.update(subscription.id, {
             items: [{ id: item.id, price }],
             proration_behavior: "always_invoice",
             cancel_at_period_end: false,
@@ -404,14 +406,14 @@ export function create_billing(
         };
       }
       // Downgrade: the customer keeps what they paid for until the period ends.
-      const schedule = await call_stripe(async () =>
-        (await stripe()).subscriptionSchedules.create({
+      const schedule = await call_stripe((client) =>
+        client.subscriptionSchedules.create({
           from_subscription: subscription.id,
         })
       );
       const phase = schedule.phases[0];
-      await call_stripe(async () =>
-        (await stripe()).subscriptionSchedules.update(schedule.id, {
+      await call_stripe((client) =>
+        client.subscriptionSchedules.update(schedule.id, {
           end_behavior: "release",
           phases: [
             {
@@ -438,8 +440,8 @@ export function create_billing(
 
     async portal(account_id, base_url) {
       const record = await require_record(account_id);
-      const session = await call_stripe(async () =>
-        (await stripe()).billingPortal.sessions.create({
+      const session = await call_stripe((client) =>
+        client.billingPortal.sessions.create({
           customer: record.stripe_customer_id,
           return_url: `${base_url}/dashboard/usage`,
         })
@@ -499,9 +501,9 @@ export function create_billing(
       ) {
         return { canceled: false };
       }
-      await call_stripe(async () => {
+      await call_stripe(async (client) => {
         try {
-          await (await stripe()).subscriptions.cancel(subscription_id, {
+          await client.subscriptions.cancel(subscription_id, {
             invoice_now: false,
             prorate: false,
           });

@@ -234,6 +234,8 @@ interface GenerateState {
   render_options: RenderOptions;
   /** Reserved already, by the statement that checked the key. */
   reserved?: store.ReserveResult;
+  /** The hash it was reserved under (see live_request_hash). */
+  request_hash?: string;
   /** The render, started before the key statement (see WARM_KEY_MS). */
   early?: Promise<RenderedPdf>;
 }
@@ -311,6 +313,18 @@ function pending_conflict(open: store.UpgradeRequestRecord): ApiError {
   );
 }
 
+// An API key from the Authorization header, with the SHA-256 that
+// `warm_keys` is keyed by: parsed and hashed once per request.
+interface BearerKey {
+  key: string;
+  key_hash: string;
+}
+
+function bearer_key(authorization: string | null): BearerKey {
+  const key = parse_bearer(authorization);
+  return { key, key_hash: sha256_hex(key) };
+}
+
 function parse_bearer(authorization: string | null): string {
   if (!authorization) {
     throw new ApiError(
@@ -346,6 +360,8 @@ export function create_services(
 
   // `account_id:month` → until when (clock ms) not to render early.
   const recently_exhausted = new Map<string, number>();
+  // What open_api_key_request parsed and hashed, for generate_invoice.
+  const bearer_keys = new WeakMap<ApiKeyRequest, BearerKey>();
   // SHA-256 of an API key that checked out → its account and mode, until.
   const warm_keys = new Map<
     string,
@@ -544,11 +560,9 @@ export function create_services(
     const month = month_of(at);
     const day = at.toISOString().slice(0, 10);
     const plan = PLANS[principal.account.plan];
-    // Only a hash of the canonical (validated, normalised) invoice is kept,
-    // so an identical retry is recognised without storing its content.
-    // The format is part of what was asked: the same invoice in another
-    // format is another invoice. PDF requests hash as they always did.
-    const request_hash = live_request_hash(invoice, format);
+    // Hashed once per request (live_request_hash says what it covers).
+    const request_hash = state.request_hash ??
+      live_request_hash(invoice, format);
     const reservation = {
       account_id: principal.account.id,
       month,
@@ -730,16 +744,15 @@ export function create_services(
   }
 
   async function authenticate(
-    authorization: string | null,
+    bearer: BearerKey,
     response: ResponseSink,
+    at: Date = now(),
   ): Promise<Principal> {
-    const key = parse_bearer(authorization);
-    const at = now();
     const result = await store.authenticate_api_key(
       database,
-      authentication_input(key, at),
+      authentication_input(bearer.key, at),
     );
-    return principal_of(result, response, { at, key_hash: sha256_hex(key) });
+    return principal_of(result, response, { at, key_hash: bearer.key_hash });
   }
 
   // Charges (unless charged already) and renders for an authenticated key.
@@ -752,6 +765,7 @@ export function create_services(
       format?: InvoiceFormat;
       idempotency_key?: string;
       reserved?: store.ReserveResult;
+      request_hash?: string;
       early?: Promise<RenderedPdf>;
     },
   ): Promise<RenderedPdf> {
@@ -808,6 +822,7 @@ export function create_services(
         at,
         render_options,
         reserved: state.reserved,
+        request_hash: state.request_hash,
         early: state.early,
       };
       const document = mode === "test"
@@ -836,7 +851,9 @@ export function create_services(
 
   return {
     authenticate_api_key(authorization: string | null, response: ResponseSink) {
-      return with_database(() => authenticate(authorization, response));
+      return with_database(() =>
+        authenticate(bearer_key(authorization), response)
+      );
     },
 
     open_api_key_request(
@@ -844,12 +861,14 @@ export function create_services(
       response: ResponseSink,
     ) {
       return with_database(async (): Promise<ApiKeyRequest> => {
-        const key = parse_bearer(authorization);
-        const warm = warm_keys.get(sha256_hex(key));
+        const bearer = bearer_key(authorization);
+        const warm = warm_keys.get(bearer.key_hash);
         if (warm && warm.until > now().getTime()) {
-          return { authorization, checked: false };
+          const api_key = { authorization, checked: false };
+          bearer_keys.set(api_key, bearer);
+          return api_key;
         }
-        const principal = await authenticate(authorization, response);
+        const principal = await authenticate(bearer, response);
         return { authorization, checked: true, principal };
       });
     },
@@ -902,19 +921,13 @@ export function create_services(
             generate_state,
           );
         }
-        const key = parse_bearer(api_key.authorization);
-        const key_hash = sha256_hex(key);
+        const bearer = bearer_keys.get(api_key) ??
+          bearer_key(api_key.authorization);
+        const { key, key_hash } = bearer;
         api_key.checked = true;
         if (generate_options.idempotency_key !== undefined) {
           // The Idempotency-Key is claimed between key and quota.
-          const principal = principal_of(
-            await store.authenticate_api_key(
-              database,
-              authentication_input(key, at),
-            ),
-            response,
-            { at, key_hash },
-          );
+          const principal = await authenticate(bearer, response, at);
           return await generate_for(
             principal,
             invoice,
@@ -937,11 +950,12 @@ export function create_services(
           })
           : undefined;
         early?.catch(() => {}); // awaited later, or deliberately dropped
+        const request_hash = live_request_hash(invoice, format);
         const result = await store.authenticate_and_reserve(database, {
           ...authentication_input(key, at),
           month: month_of(at),
           day: at.toISOString().slice(0, 10),
-          request_hash: live_request_hash(invoice, format),
+          request_hash,
           monthly_limits: MONTHLY_INVOICES,
         });
         const principal = principal_of(result.auth, response, {
@@ -953,6 +967,7 @@ export function create_services(
         return await generate_for(principal, invoice, response, {
           ...generate_state,
           reserved: result.reservation,
+          request_hash,
           early: same ? early : undefined,
         });
       });

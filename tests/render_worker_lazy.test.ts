@@ -8,6 +8,7 @@
 import { assert, assertEquals } from "./assert.ts";
 import type { Invoice } from "../contract/invoice_types.ts";
 import { InvoiceRequestSchema } from "../contract/invoice.ts";
+import { INVOICE_FORMATS } from "../contract/einvoice.ts";
 import { RenderPool } from "../server/render_pool.ts";
 import {
   type DocumentFormat,
@@ -18,14 +19,7 @@ import { german_invoice } from "./fixtures/einvoices.ts";
 import { script_bench_invoice } from "./bench/script_invoices.ts";
 import type { ProbeRender, ProbeResult } from "./helpers/text_layout_probe.ts";
 
-const FORMATS: DocumentFormat[] = [
-  "pdf",
-  "factur-x",
-  "cii",
-  "ubl",
-  "xrechnung-cii",
-  "xrechnung-ubl",
-];
+const FORMATS: readonly DocumentFormat[] = INVOICE_FORMATS;
 
 /** Latin-font invoices: none of them needs the text layout. */
 function latin_invoices(): Invoice[] {

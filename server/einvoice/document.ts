@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { InvoiceFormat } from "../../contract/einvoice.ts";
 import type { Invoice } from "../../contract/invoice_types.ts";
 import {
   PREVIEW_MARK,
@@ -24,14 +25,8 @@ import {
 import { write_cii } from "./cii.ts";
 import { write_ubl } from "./ubl.ts";
 
-/** Output formats of `POST /generate`. */
-export type DocumentFormat =
-  | "pdf"
-  | "factur-x"
-  | "xrechnung-cii"
-  | "xrechnung-ubl"
-  | "ubl"
-  | "cii";
+/** Output formats of `POST /generate`: the contract's `format` values. */
+export type DocumentFormat = InvoiceFormat;
 
 /** Options of {@link render_invoice_document}. */
 export interface DocumentOptions {

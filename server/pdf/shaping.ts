@@ -139,7 +139,9 @@ export function shape_text(
     width += run.advances[i];
   }
   run.width = width;
+  // A run larger than the whole bound is not cached (and empties nothing).
   const bytes = cached_run_bytes(key, n);
+  if (bytes > SHAPING_CACHE_BYTES_LIMIT) return run;
   if (
     cache.size >= CACHE_LIMIT ||
     cache_bytes + bytes > SHAPING_CACHE_BYTES_LIMIT
@@ -147,9 +149,7 @@ export function shape_text(
     cache.clear();
     cache_bytes = 0;
   }
-  if (bytes <= SHAPING_CACHE_BYTES_LIMIT) {
-    cache.set(key, run);
-    cache_bytes += bytes;
-  }
+  cache.set(key, run);
+  cache_bytes += bytes;
   return run;
 }

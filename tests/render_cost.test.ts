@@ -133,10 +133,21 @@ Deno.test("a render that timed out is not free to repeat: the document is refuse
   });
   try {
     const { account_id, key } = await server.create_account({ plan: "team" });
-    const heavy = (n: number) => ({
-      ...invoice_with_items(1000, { unicode: true }),
-      invoice_number: `HEAVY-${n}`,
-    });
+    // Well past the 100 ms limit on a fast machine too: 1,000 rows, each a
+    // distinct Devanagari text to shape, in a worker that must first load
+    // the text layout (each timeout replaces the worker, so every one starts
+    // cold). 1,000 Latin rows alone took under 100 ms now and then.
+    const heavy = (n: number) => {
+      const invoice = invoice_with_items(1000, { unicode: true });
+      return {
+        ...invoice,
+        invoice_number: `HEAVY-${n}`,
+        items: (invoice.items ?? []).map((item, index) => ({
+          ...item,
+          description: `${item.description} — परामर्श सेवाएँ क्रमांक ${index}`,
+        })),
+      };
+    };
     const first = await server.generate(key, heavy(1));
     assertEquals(first.status, 503, "the render timed out");
     await first.body?.cancel();

@@ -68,6 +68,14 @@ const GENERATE_STATEMENT: PreparedStatement = {
   `,
 };
 
+// Whether the statement charges for this key's request: a live key on an
+// active subscription whose request the rate limit counted.
+function is_charged(
+  auth: AuthenticateResult,
+): auth is Extract<AuthenticateResult, { status: "ok" }> {
+  return auth.status === "ok" && auth.mode === "live" && auth.rate_allowed;
+}
+
 /** Input of {@linkcode authenticate_and_reserve}. */
 export interface AuthenticateAndReserveInput extends AuthenticateInput {
   /** Quota month, "YYYY-MM". */
@@ -124,20 +132,14 @@ export async function authenticate_and_reserve(
   } catch (error) {
     if (!is_generation_refused(error)) throw error;
     const auth = await authenticate_api_key(database, input);
-    if (auth.status !== "ok" || auth.mode !== "live" || !auth.rate_allowed) {
-      return { auth };
-    }
+    if (!is_charged(auth)) return { auth };
     const used = await get_usage(database, auth.account.id, {
       month: input.month,
     });
     return { auth, reservation: { status: "exhausted", used } };
   }
   const auth = authenticate_result_of(row, statement.window_start);
-  if (
-    !row || auth.status !== "ok" || auth.mode !== "live" || !auth.rate_allowed
-  ) {
-    return { auth };
-  }
+  if (!row || !is_charged(auth)) return { auth };
   return {
     auth,
     reservation: reservation_result_of(

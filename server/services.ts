@@ -245,6 +245,20 @@ export function month_of(now: Date): string {
   return now.toISOString().slice(0, 7);
 }
 
+// Calendar day (UTC) of an instant, as `YYYY-MM-DD`: the per-day chart's.
+function day_of(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+// How a key's invoice is rendered: marked as test for a test key.
+function render_options_of(
+  account_id: string,
+  mode: KeyMode,
+  format: InvoiceFormat,
+): RenderOptions {
+  return { format, account_id, ...(mode === "test" ? { test: true } : {}) };
+}
+
 /** First instant of the month after `now` (UTC): when quotas reset. */
 export function next_month_start(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
@@ -360,6 +374,20 @@ export function create_services(
 
   // `account_id:month` → until when (clock ms) not to render early.
   const recently_exhausted = new Map<string, number>();
+
+  function exhausted_key_of(account_id: string, at: Date): string {
+    return `${account_id}:${month_of(at)}`;
+  }
+
+  // A render may start before the quota answers: a worker is idle, and the
+  // account's month was not just found used up (so calling past the limit
+  // does not cost a render each time).
+  function may_render_early(account_id: string, at: Date): boolean {
+    return (options.render_early?.() ?? false) &&
+      (recently_exhausted.get(exhausted_key_of(account_id, at)) ?? 0) <
+        at.getTime();
+  }
+
   // What open_api_key_request parsed and hashed, for generate_invoice.
   const bearer_keys = new WeakMap<ApiKeyRequest, BearerKey>();
   // SHA-256 of an API key that checked out → its account and mode, until.
@@ -558,7 +586,7 @@ export function create_services(
     const { at, render_options } = state;
     const format = render_options.format ?? "pdf";
     const month = month_of(at);
-    const day = at.toISOString().slice(0, 10);
+    const day = day_of(at);
     const plan = PLANS[principal.account.plan];
     // Hashed once per request (live_request_hash says what it covers).
     const request_hash = state.request_hash ??
@@ -575,15 +603,14 @@ export function create_services(
     // per request at low load); the PDF is returned only after a
     // successful reservation. Under load (no idle worker) renders wait
     // for the quota as before, and so do accounts just found over their
-    // limit, so calling past the limit does not cost a render each time.
-    const exhausted_key = `${principal.account.id}:${month}`;
+    // limit (see may_render_early).
+    const exhausted_key = exhausted_key_of(principal.account.id, at);
     // Reserved already when the key statement charged it too (one round
     // trip); then only a render started before that statement overlaps it.
     let early = state.early;
     let reserved = state.reserved;
     if (!reserved) {
-      early = options.render_early?.() &&
-          (recently_exhausted.get(exhausted_key) ?? 0) < at.getTime()
+      early = may_render_early(principal.account.id, at)
         ? render(invoice, render_options)
         : undefined;
       early?.catch(() => {}); // awaited below, or deliberately dropped
@@ -770,11 +797,11 @@ export function create_services(
     },
   ): Promise<RenderedPdf> {
     const mode = principal.key_mode ?? "live";
-    const render_options: RenderOptions = {
-      format: state.format ?? "pdf",
-      account_id: principal.account.id,
-      ...(mode === "test" ? { test: true } : {}),
-    };
+    const render_options = render_options_of(
+      principal.account.id,
+      mode,
+      state.format ?? "pdf",
+    );
     const { at } = state;
     const key = state.idempotency_key;
     // Hashes only: the key, and the request (mode, format and body).
@@ -940,21 +967,18 @@ export function create_services(
         // Not when the rate limit was about to refuse, or the month used up.
         const warm = warm_keys.get(key_hash);
         const early = warm && warm.rate_remaining > 0 &&
-            options.render_early?.() &&
-            (recently_exhausted.get(`${warm.account_id}:${month_of(at)}`) ??
-                0) < at.getTime()
-          ? render(invoice, {
-            format,
-            account_id: warm.account_id,
-            ...(warm.mode === "test" ? { test: true } : {}),
-          })
+            may_render_early(warm.account_id, at)
+          ? render(
+            invoice,
+            render_options_of(warm.account_id, warm.mode, format),
+          )
           : undefined;
         early?.catch(() => {}); // awaited later, or deliberately dropped
         const request_hash = live_request_hash(invoice, format);
         const result = await store.authenticate_and_reserve(database, {
           ...authentication_input(key, at),
           month: month_of(at),
-          day: at.toISOString().slice(0, 10),
+          day: day_of(at),
           request_hash,
           monthly_limits: MONTHLY_INVOICES,
         });

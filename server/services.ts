@@ -245,7 +245,7 @@ export function month_of(now: Date): string {
   return now.toISOString().slice(0, 7);
 }
 
-// Calendar day (UTC) of an instant, as `YYYY-MM-DD`: the per-day chart's.
+// Calendar day (UTC) of an instant, as `YYYY-MM-DD`.
 function day_of(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
@@ -321,7 +321,7 @@ function pending_conflict(open: store.UpgradeRequestRecord): ApiError {
   return new ApiError(
     "conflict",
     `Your request for ${PLANS[open.requested_plan].name} of ${
-      open.created_at.toISOString().slice(0, 10)
+      day_of(open.created_at)
     } is still open; ` +
       "the operator closes it by changing your plan, and you can send a new one after that",
   );
@@ -619,13 +619,10 @@ export function create_services(
         limit: plan.monthly_invoices,
       });
     }
-    const reset = next_month_start(at).toISOString().slice(0, 10);
-    response.headers.set("X-Quota-Limit", String(plan.monthly_invoices));
-    response.headers.set(
-      "X-Quota-Remaining",
-      String(Math.max(0, plan.monthly_invoices - reserved.used)),
-    );
-    response.headers.set("X-Quota-Reset", reset);
+    const reset = set_quota_headers(response, principal, {
+      at,
+      used: reserved.used,
+    });
     if (reserved.status === "exhausted") {
       if (recently_exhausted.size >= EXHAUSTED_MEMORY_LIMIT) {
         recently_exhausted.clear();
@@ -677,21 +674,21 @@ export function create_services(
     return document;
   }
 
+  // The quota headers of an answer; returns the reset day they name.
   function set_quota_headers(
     response: ResponseSink,
     principal: Principal,
     state: { at: Date; used: number },
-  ): void {
+  ): string {
     const plan = PLANS[principal.account.plan];
+    const reset = day_of(next_month_start(state.at));
     response.headers.set("X-Quota-Limit", String(plan.monthly_invoices));
     response.headers.set(
       "X-Quota-Remaining",
       String(Math.max(0, plan.monthly_invoices - state.used)),
     );
-    response.headers.set(
-      "X-Quota-Reset",
-      next_month_start(state.at).toISOString().slice(0, 10),
-    );
+    response.headers.set("X-Quota-Reset", reset);
+    return reset;
   }
 
   // The key statement's answer: the principal, with the rate-limit headers

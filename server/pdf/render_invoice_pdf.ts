@@ -258,8 +258,45 @@ export function render_invoice_pdf(
   if (options.mark) draw_marks(layout, options.mark);
 
   if (is_mirrored(doc)) finish_mirrored_pages(doc);
-  const bytes = new Uint8Array(doc.output("arraybuffer"));
+  const bytes = output_and_release(doc);
   rethrow_font_errors(doc);
+  return bytes;
+}
+
+/** The parts of jsPDF's private API that {@link output_and_release} uses. */
+interface JsPdfOutputPrivate {
+  setCustomOutputDestination(destination: string[]): void;
+  resetCustomOutputDestination(): void;
+  buildDocument(): string;
+}
+
+/**
+ * The document's bytes, as `doc.output("arraybuffer")` gives them, leaving
+ * the document holding none of its content.
+ *
+ * Why: V8 allocates the functions jsPDF's constructor assigns to the
+ * document (hundreds) in the old generation from birth, so until a full
+ * collection finds them dead they keep the document's whole state alive
+ * through every scavenge, and all of it is promoted. jsPDF keeps the built
+ * file's parts and every page's content after `output`, so each render
+ * promoted them. Built into our own array and emptied afterwards, with the
+ * pages emptied too, the finished document holds little.
+ */
+function output_and_release(doc: jsPDF): Uint8Array {
+  const hidden = (doc as unknown as { __private__: JsPdfOutputPrivate })
+    .__private__;
+  const parts: string[] = [];
+  hidden.setCustomOutputDestination(parts);
+  try {
+    hidden.buildDocument();
+  } finally {
+    hidden.resetCustomOutputDestination();
+  }
+  const text = parts.join("\n");
+  parts.length = 0;
+  (doc.internal as unknown as { pages: unknown[] }).pages.length = 0;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   return bytes;
 }
 

@@ -268,6 +268,7 @@ interface JsPdfOutputPrivate {
   setCustomOutputDestination(destination: string[]): void;
   resetCustomOutputDestination(): void;
   buildDocument(): string;
+  getArrayBuffer(data: string): ArrayBuffer;
 }
 
 /**
@@ -292,11 +293,10 @@ function output_and_release(doc: jsPDF): Uint8Array {
   } finally {
     hidden.resetCustomOutputDestination();
   }
-  const text = parts.join("\n");
+  // Joined and converted as `output("arraybuffer")` does.
+  const bytes = new Uint8Array(hidden.getArrayBuffer(parts.join("\n")));
   parts.length = 0;
   (doc.internal as unknown as { pages: unknown[] }).pages.length = 0;
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   return bytes;
 }
 

@@ -10,6 +10,7 @@
  * @module
  */
 import { z } from "zod";
+import { issue_check, type IssueSink } from "./zod_checks.ts";
 import { REC20_UNIT_CODES } from "./rec20_units.ts";
 /** UNTDID 5305 VAT category codes used by EN 16931. */
 type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
@@ -187,15 +188,22 @@ export const ElectronicAddressSchema = z.strictObject({
     254,
     "must be at most 254 characters",
   ).describe("The address within the scheme, e.g. a GLN or an e-mail address."),
-}).superRefine((address, ctx) => {
+}).check(issue_check(check_electronic_address)).meta({
+  id: "ElectronicAddress",
+});
+
+function check_electronic_address(
+  address: { scheme: string; id: string },
+  sink: IssueSink,
+): void {
   // Check digits that Peppol verifies (PEPPOL-COMMON-R040, -R043).
   const problem = address.scheme === "0088" && !is_gln(address.id)
     ? "must be a GLN: 13 digits with a valid check digit (scheme 0088)"
     : address.scheme === "0208" && !is_belgian_enterprise_number(address.id)
     ? "must be a Belgian enterprise number: 10 digits, the last two a mod-97 check (scheme 0208)"
     : undefined;
-  if (problem) ctx.addIssue({ code: "custom", path: ["id"], message: problem });
-}).meta({ id: "ElectronicAddress" });
+  if (problem) sink.addIssue({ path: ["id"], message: problem });
+}
 
 /** A GS1 Global Location Number (13 digits, mod-10 check digit). */
 function is_gln(id: string): boolean {

@@ -39,6 +39,7 @@ import {
   type ResolvedTax,
   TAX_CATEGORY_ORDER,
 } from "./tax.ts";
+import { issue_check, type IssueSink, normalized } from "./zod_checks.ts";
 
 export type {
   AllowanceCharge,
@@ -141,7 +142,7 @@ function is_country_code(code: string): boolean {
   return /^[A-Z]{2}$/.test(code) && region_names.of(code) !== code;
 }
 
-const country = z.string().trim().transform((code) => code.toUpperCase())
+const country = z.string().trim().toUpperCase()
   .refine(
     is_country_code,
     "must be an ISO 3166-1 alpha-2 country code like DE",
@@ -267,7 +268,7 @@ export const AllowanceChargeSchema = z.strictObject({
 const PaymentSchema = z.strictObject({
   iban: z.string().trim().max(42).transform(normalize_iban).optional()
     .describe("IBAN (spaces allowed), checked by length and check digits."),
-  bic: z.string().trim().transform((text) => text.toUpperCase()).optional()
+  bic: z.string().trim().toUpperCase().optional()
     .describe("BIC (SWIFT code), 8 or 11 characters."),
   account_name: optional_text(
     INVOICE_LIMITS.account_name,
@@ -295,18 +296,7 @@ const RawInvoiceSchema = z.strictObject({
   currency: z.string().trim().regex(
     /^[A-Za-z]{3}$/,
     "must be a 3-letter ISO 4217 code like EUR",
-  ).transform((code) => code.toUpperCase()).check(
-    z.superRefine((code, ctx) => {
-      if (currency_minor_units(code) === undefined) {
-        ctx.addIssue({
-          code: "custom",
-          message: `must be an ISO 4217 currency code in use like EUR (got ${
-            JSON.stringify(code)
-          })`,
-        });
-      }
-    }),
-  ).optional().describe(
+  ).toUpperCase().check(issue_check(check_currency_in_use)).optional().describe(
     "Optional ISO 4217 currency code shown with amounts; lower case is accepted. " +
       "Amounts respect its minor unit: JPY, KRW and other currencies without " +
       "one take whole numbers only.",
@@ -412,35 +402,24 @@ const RawInvoiceSchema = z.strictObject({
  * and the output `format`. A format that needs fields the request lacks
  * (see `format_problems`) is refused, listing every missing field.
  */
-export const GenerateRequestSchema = RawInvoiceSchema.extend({
-  format: InvoiceFormatSchema.optional(),
-})
-  .check(z.superRefine(check_aliases, { when: () => true }))
-  .superRefine(check_invoice)
-  // The whole parsed object goes on, so the computation cached for it in
-  // check_invoice is reused (normalize_invoice ignores `format`).
-  .transform((request) => ({
-    format: request.format ?? ("pdf" as InvoiceFormat),
-    invoice: normalize_invoice(request),
-  }))
-  .superRefine(({ format, invoice }, ctx) => {
-    for (const problem of format_problems(invoice, format)) {
-      ctx.addIssue({ code: "custom", ...problem });
-    }
-  })
-  .meta({ id: "GenerateRequest" });
+export const GenerateRequestSchema = normalized(
+  RawInvoiceSchema.extend({ format: InvoiceFormatSchema.optional() })
+    .check(issue_check(check_aliases, { always: true }))
+    .check(issue_check(check_invoice)),
+  normalize_generate_request,
+).meta({ id: "GenerateRequest" });
 
 /** The body of `POST /generate` as the client sends it. */
 export type GenerateRequest = z.input<typeof GenerateRequestSchema>;
 
 /** The invoice request body of `POST /generate`. */
-export const InvoiceRequestSchema = RawInvoiceSchema
-  // Alias checks run even when other fields failed, so every problem is reported at once.
-  .check(z.superRefine(check_aliases, { when: () => true }))
-  .superRefine(check_invoice)
-  .transform(normalize_invoice).meta({
-    id: "InvoiceRequest",
-  });
+export const InvoiceRequestSchema = normalized(
+  RawInvoiceSchema
+    // Alias checks run even when other fields failed, so every problem is reported at once.
+    .check(issue_check(check_aliases, { always: true }))
+    .check(issue_check(check_invoice)),
+  normalize_invoice,
+).meta({ id: "InvoiceRequest" });
 
 /** The invoice request as the client sends it. */
 export type InvoiceRequest = z.input<typeof InvoiceRequestSchema>;
@@ -452,18 +431,16 @@ function check_pair(
   value: Record<string, unknown>,
   names: [string, string],
   path: PropertyKey[],
-  ctx: z.RefinementCtx,
+  sink: IssueSink,
 ): void {
   const [name, alias] = names;
   if (value[name] !== undefined && value[alias] !== undefined) {
-    ctx.addIssue({
-      code: "custom",
+    sink.addIssue({
       path: [...path, alias],
       message: `give either "${name}" or its alias "${alias}", not both`,
     });
   } else if (value[name] === undefined && value[alias] === undefined) {
-    ctx.addIssue({
-      code: "custom",
+    sink.addIssue({
       path: [...path, name],
       message: "is required",
     });
@@ -474,16 +451,16 @@ function is_record(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function check_aliases(value: unknown, ctx: z.RefinementCtx): void {
+function check_aliases(value: unknown, sink: IssueSink): void {
   if (!is_record(value)) return;
-  check_pair(value, ["bill_to", "recipient"], [], ctx);
-  check_pair(value, ["items", "line_items"], [], ctx);
+  check_pair(value, ["bill_to", "recipient"], [], sink);
+  check_pair(value, ["items", "line_items"], [], sink);
   const items_key = value.items !== undefined ? "items" : "line_items";
   const items = value[items_key];
   if (!Array.isArray(items)) return;
   items.forEach((item, index) => {
     if (is_record(item)) {
-      check_pair(item, ["rate", "unit_price"], [items_key, index], ctx);
+      check_pair(item, ["rate", "unit_price"], [items_key, index], sink);
     }
   });
 }
@@ -879,18 +856,16 @@ function fractional_amounts(
   return paths;
 }
 
-function check_invoice(value: ParsedRequest, ctx: z.RefinementCtx): void {
+function check_invoice(value: ParsedRequest, sink: IssueSink): void {
   if (is_calendar_date(value.date) && value.due_date < value.date) {
-    ctx.addIssue({
-      code: "custom",
+    sink.addIssue({
       path: ["due_date"],
       message: `must not be before date (${value.date})`,
     });
   }
   const period = value.billing_period;
   if (period !== undefined && period.end < period.start) {
-    ctx.addIssue({
-      code: "custom",
+    sink.addIssue({
       path: ["billing_period", "end"],
       message: `must not be before start (${period.start})`,
     });
@@ -900,8 +875,7 @@ function check_invoice(value: ParsedRequest, ctx: z.RefinementCtx): void {
   let amounts_valid = true;
   for (const path of fractional_amounts(value, items_key)) {
     amounts_valid = false;
-    ctx.addIssue({
-      code: "custom",
+    sink.addIssue({
       path,
       message: `must be a whole number: ${value.currency} has no minor unit`,
     });
@@ -918,8 +892,7 @@ function check_invoice(value: ParsedRequest, ctx: z.RefinementCtx): void {
     const expected = line_amount_cents(item.quantity, rate);
     if (decimal_places(item.amount) > 2 || to_cents(item.amount) !== expected) {
       amounts_valid = false;
-      ctx.addIssue({
-        code: "custom",
+      sink.addIssue({
         path: [items_key, index, "amount"],
         message: `must equal quantity × rate = ${format_cents(expected)} (got ${
           format_decimal(item.amount)
@@ -929,8 +902,7 @@ function check_invoice(value: ParsedRequest, ctx: z.RefinementCtx): void {
   });
   if (!amounts_valid) return; // totals of wrong line amounts say nothing
   for (const problem of compute(value).problems) {
-    ctx.addIssue({
-      code: "custom",
+    sink.addIssue({
       path: problem.path,
       message: problem.message,
     });
@@ -948,6 +920,33 @@ function normalize_party(party: ParsedParty): InvoiceParty {
     ...(one_line ? { address: lines[0] } : {}),
     ...(lines.length > 0 ? { address_lines: lines } : {}),
   };
+}
+
+function check_currency_in_use(code: string, sink: IssueSink): void {
+  // A code of the wrong form already has the format message; one is enough.
+  if (!/^[A-Z]{3}$/.test(code)) return;
+  if (currency_minor_units(code) === undefined) {
+    sink.addIssue({
+      message: `must be an ISO 4217 currency code in use like EUR (got ${
+        JSON.stringify(code)
+      })`,
+    });
+  }
+}
+
+// The whole parsed object goes to normalize_invoice, so the computation
+// cached for it in check_invoice is reused (normalize_invoice ignores
+// `format`).
+function normalize_generate_request(
+  request: ParsedRequest & { format?: InvoiceFormat },
+  sink: IssueSink,
+): { format: InvoiceFormat; invoice: Invoice } {
+  const format = request.format ?? "pdf";
+  const invoice = normalize_invoice(request);
+  for (const problem of format_problems(invoice, format)) {
+    sink.addIssue(problem);
+  }
+  return { format, invoice };
 }
 
 function normalize_invoice(value: ParsedRequest): Invoice {

@@ -27,6 +27,7 @@ import {
 import { type AddressRange, resolve_client_address } from "./client_address.ts";
 import type { MemoryBudget } from "./memory_budget.ts";
 import type { Metrics } from "./metrics.ts";
+import { owned_bytes } from "./owned_bytes.ts";
 import { build_openapi_document } from "./openapi.ts";
 import { create_docs } from "./docs/mod.ts";
 
@@ -346,7 +347,7 @@ export function create_app(options: AppOptions): Handler {
       headers.set("Content-Type", result.content_type);
       headers.set("Content-Disposition", content_disposition(result.file_name));
       headers.set("Cache-Control", "no-store");
-      return new Response(ctx.response.pdf as Uint8Array<ArrayBuffer>, {
+      return new Response(owned_bytes(ctx.response.pdf as Uint8Array), {
         status: 200,
         headers,
       });

@@ -105,6 +105,9 @@ Deno.test({
           await page.getByRole("button", { name: "Sign in" }).click();
           await page.waitForURL("**/dashboard/keys");
           await page.getByText("No API keys yet").waitFor();
+          // The header is filled from the session once it has loaded.
+          await page.locator("[data-account-email]", { hasText: email })
+            .waitFor();
           assertEquals(
             await page.locator("[data-account-email]").innerText(),
             email,
@@ -381,6 +384,9 @@ Deno.test({
           await page.getByRole("button", { name: "Set password and sign in" })
             .click();
           await page.waitForURL("**/dashboard/keys");
+          // The header is filled from the session once it has loaded.
+          await page.locator("[data-account-email]", { hasText: email })
+            .waitFor();
           assertEquals(
             await page.locator("[data-account-email]").innerText(),
             email,

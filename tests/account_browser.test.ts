@@ -7,7 +7,11 @@
  * Screenshots at desktop and phone width go to tests/artifacts/dashboard/.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { launch_browser, screenshot_both } from "./helpers/browser.ts";
+import {
+  assert_signed_in_as,
+  launch_browser,
+  screenshot_both,
+} from "./helpers/browser.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import { signed_in_email } from "./helpers/accounts.ts";
 import { link_in, start_smtp_sink } from "./helpers/smtp_sink.ts";
@@ -227,9 +231,8 @@ Deno.test({
         "delete the account: type the e-mail; its key then answers 401",
         async () => {
           await page.goto(`${server.url}/dashboard/account`);
-          // Signed in under the new address (the header fills in once loaded).
-          await page.locator("[data-account-email]", { hasText: email })
-            .waitFor();
+          // Signed in under the new address.
+          await assert_signed_in_as(page, email);
           await page.getByRole("button", { name: "Delete account…" }).click();
           const dialog = page.locator("dialog[data-delete-dialog]");
           await dialog.waitFor();

@@ -12,6 +12,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import type { Page } from "playwright-core";
 import { sql } from "drizzle-orm";
 import {
+  assert_signed_in_as,
   launch_browser,
   screenshot_both,
   show_pdf,
@@ -105,13 +106,7 @@ Deno.test({
           await page.getByRole("button", { name: "Sign in" }).click();
           await page.waitForURL("**/dashboard/keys");
           await page.getByText("No API keys yet").waitFor();
-          // The header is filled from the session once it has loaded.
-          await page.locator("[data-account-email]", { hasText: email })
-            .waitFor();
-          assertEquals(
-            await page.locator("[data-account-email]").innerText(),
-            email,
-          );
+          await assert_signed_in_as(page, email);
           await screenshot_both(page, "03-keys-empty");
         },
       );
@@ -384,13 +379,7 @@ Deno.test({
           await page.getByRole("button", { name: "Set password and sign in" })
             .click();
           await page.waitForURL("**/dashboard/keys");
-          // The header is filled from the session once it has loaded.
-          await page.locator("[data-account-email]", { hasText: email })
-            .waitFor();
-          assertEquals(
-            await page.locator("[data-account-email]").innerText(),
-            email,
-          );
+          await assert_signed_in_as(page, email);
           // The link worked once.
           await page.goto(link.href);
           await page.getByLabel("New password").fill("yet another passphrase");

@@ -4,6 +4,7 @@
  * the test with the command that installs it.
  */
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { assertEquals } from "../assert.ts";
 
 /** Where Debian's `chromium` package puts the browser. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
@@ -152,4 +153,18 @@ export async function show_pdf(
   await action();
   await viewer;
   await page.waitForTimeout(1000);
+}
+
+/**
+ * Asserts that the dashboard's header names `email` as the signed-in account.
+ * The page's script fills the header from the session after load, so this
+ * waits for it first; a header that never shows `email` fails on the wait.
+ */
+export async function assert_signed_in_as(
+  page: Page,
+  email: string,
+): Promise<void> {
+  const header = page.locator("[data-account-email]");
+  await header.filter({ hasText: email }).waitFor();
+  assertEquals(await header.innerText(), email);
 }

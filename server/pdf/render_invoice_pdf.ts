@@ -64,6 +64,12 @@ import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
 import { draw_logo } from "./logo.ts";
 import { MAX_PAGES, PageLimitError } from "./page_budget.ts";
 import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
+import {
+  type PageMark,
+  PageMarker,
+  PREVIEW_MARK,
+  TEST_MARK,
+} from "./page_marks.ts";
 
 /** Options of {@link render_invoice_pdf}. */
 export interface RenderPdfOptions {
@@ -73,25 +79,7 @@ export interface RenderPdfOptions {
   mark?: PageMark;
 }
 
-/** A mark on every page saying the document is not a real invoice. */
-export interface PageMark {
-  /** A large diagonal word across each page, e.g. "PREVIEW". */
-  watermark: string;
-  /** A line above each page's footer, e.g. "PREVIEW — not valid for accounting". */
-  footer: string;
-}
-
-/** The mark of the dashboard's free previews. */
-export const PREVIEW_MARK: PageMark = {
-  watermark: "PREVIEW",
-  footer: "PREVIEW \u2014 not valid for accounting",
-};
-
-/** The mark of documents made with a test key. */
-export const TEST_MARK: PageMark = {
-  watermark: "TEST",
-  footer: "Test invoice \u2014 not valid for accounting",
-};
+export { type PageMark, PREVIEW_MARK, TEST_MARK };
 
 /**
  * Version of the layout. Part of the document /ID hash, so a layout change
@@ -244,18 +232,34 @@ export function render_invoice_pdf(
   doc.setFileId(options.mark ? marked_id(id, options.mark) : id);
   if (options.pdfa3 !== undefined) make_pdfa3(doc, options.pdfa3);
 
+  // A marked document's marks are drawn from its first page on, between
+  // the sections (see page_marks.ts); an unmarked one has none of it.
+  const marker = options.mark
+    ? new PageMarker(doc, options.mark, { mirrored: is_mirrored(doc) })
+    : undefined;
   let y = draw_header(layout);
+  marker?.between_sections();
   y = draw_parties(layout, y + 26);
+  marker?.between_sections();
   y = draw_items(layout, y + 24);
+  marker?.between_sections();
   if (input.has_tax === true && input.tax_breakdown !== undefined) {
     y = draw_tax_breakdown(layout, y + 20);
+    marker?.between_sections();
   }
-  if (has_payment_block(input)) y = draw_payment(layout, y + 24);
+  if (has_payment_block(input)) {
+    y = draw_payment(layout, y + 24);
+    marker?.between_sections();
+  }
   if (input.notes !== undefined && input.notes.trim() !== "") {
     draw_notes(layout, y + 24);
+    marker?.between_sections();
   }
   draw_footers(layout);
-  if (options.mark) draw_marks(layout, options.mark);
+  if (marker && options.mark) {
+    draw_mark_footers(layout, options.mark);
+    marker.finish();
+  }
 
   if (is_mirrored(doc)) finish_mirrored_pages(doc);
   const bytes = output_and_release(doc);
@@ -1634,38 +1638,19 @@ function draw_footers(layout: Layout): void {
 }
 
 const MARK_COLOR: Rgb = [214, 64, 64];
-const WATERMARK_COLOR: Rgb = [244, 200, 200];
-const SIZE_WATERMARK = 110;
 
 /**
- * The "not valid for accounting" mark on every page: a large light diagonal
- * word across the page and a red line above the footer. Both are real text
- * (they extract), drawn opaque: PDF/A forbids transparency, and a light
- * colour keeps the invoice beneath readable.
+ * The "not valid for accounting" line above every page's footer: real text
+ * (it extracts and reads aloud); the drawn marks are page_marks.ts's.
  */
-function draw_marks(layout: Layout, mark: PageMark): void {
+function draw_mark_footers(layout: Layout, mark: PageMark): void {
   const { doc } = layout;
   const width = doc.internal.pageSize.getWidth();
   const height = doc.internal.pageSize.getHeight();
   const pages = doc.getNumberOfPages();
+  set_text_style(doc, { style: "bold", size: SIZE_FOOTER, color: MARK_COLOR });
   for (let page = 1; page <= pages; page++) {
     doc.setPage(page);
-    set_text_style(doc, {
-      style: "bold",
-      size: SIZE_WATERMARK,
-      color: WATERMARK_COLOR,
-    });
-    const word = doc.getTextWidth(mark.watermark);
-    // Centred on the page along the 45° diagonal.
-    const offset = word / 2 / Math.SQRT2;
-    doc.text(mark.watermark, width / 2 - offset, height / 2 + offset, {
-      angle: 45,
-    });
-    set_text_style(doc, {
-      style: "bold",
-      size: SIZE_FOOTER,
-      color: MARK_COLOR,
-    });
     doc.text(
       mark.footer,
       width / 2,

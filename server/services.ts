@@ -98,7 +98,7 @@ const TIMEOUT_MEMORY_MS = 60 * 60 * 1000;
 /** Timed-out renders an account may cause an hour before its renders pause. */
 export const TIMEOUTS_PER_HOUR = 3;
 /** Free previews an account may render a day (UTC). */
-export const PREVIEWS_PER_DAY = 200;
+export const PREVIEWS_PER_DAY = 50;
 
 function page_limit_error(error: PageLimitError): ApiError {
   return new ApiError("invalid_request", error.message, {

@@ -1,7 +1,8 @@
 /**
  * The dashboard's free previews (issue 16 item 2): every page carries a
  * visible, extractable "PREVIEW — not valid for accounting" mark; inactive
- * subscriptions get none; and besides 30 a minute there is a daily cap.
+ * subscriptions get none; and besides 30 a minute there is a daily cap of
+ * 50.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
@@ -119,7 +120,7 @@ Deno.test("previews have a daily cap per account besides the per-minute one", as
       invoice_with_items(1),
     );
     assertEquals(refused.status, 429);
-    assertMatch(refused.body.error.message, /200 a day/);
+    assertMatch(refused.body.error.message, /50 a day/);
     // Nine hours to midnight UTC.
     assertMatch(refused.body.error.message, /32400 seconds/);
 
@@ -129,6 +130,27 @@ Deno.test("previews have a daily cap per account besides the per-minute one", as
       invoice_with_items(1),
     );
     assertEquals(allowed.status, 200, "another account is not affected");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("an account renders 50 previews a day: the 51st, an hour later, is refused", async () => {
+  let clock = new Date("2026-11-23T08:00:00Z");
+  const server = await start_test_server({ now: () => clock, env: IN_THREAD });
+  try {
+    const { account_id } = await server.create_account({ plan: "team" });
+    const headers = await session_headers(server, account_id, clock);
+    for (let n = 0; n < 50; n++) {
+      const answer = await preview(server, headers, invoice_with_items(1));
+      assertEquals(answer.status, 200, `preview ${n + 1}`);
+      // One a minute: the per-minute limit never applies.
+      clock = new Date(clock.getTime() + 61_000);
+    }
+    const refused = await preview(server, headers, invoice_with_items(1));
+    assertEquals(refused.status, 429, "the 51st preview of the day");
+    assertEquals(refused.body.error.data.code, "rate_limited");
+    assertMatch(refused.body.error.message, /Previews are limited to 50 a day/);
   } finally {
     await server.close();
   }

@@ -13,7 +13,7 @@ import {
   GenerateRequestSchema,
   InvoiceRequestSchema,
 } from "../contract/mod.ts";
-import { invoice_xml } from "../server/einvoice/mod.ts";
+import { escape_xml_text, invoice_xml } from "../server/einvoice/mod.ts";
 import type { DocumentFormat } from "../server/einvoice/mod.ts";
 
 const missing = kit_missing_reason();
@@ -87,9 +87,15 @@ for (const [format, ruleset] of RULESETS) {
           );
         }
       }
-      // Output of a test key: marked TEST, still valid.
+      // Output of a test key: marked TEST in BT-22, BT-1 and BT-27, still valid.
       const test_xml = invoice_xml(invoices[0].invoice, { format, test: true });
       assert(test_xml.includes("TEST – not valid for accounting"));
+      assert(test_xml.includes(`>TEST-${invoices[0].invoice.invoice_number}<`));
+      assert(
+        test_xml.includes(
+          `>${escape_xml_text(invoices[0].invoice.sender.name)} (TEST)<`,
+        ),
+      );
       files.set(`${invoices[0].name}-test`, test_xml);
       if (format === "ubl") {
         // The oracle is live: totals that do not add up (BR-CO-15) fail.

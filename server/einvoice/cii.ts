@@ -14,6 +14,7 @@ import type {
 import { XmlWriter } from "./xml_writer.ts";
 import {
   address_lines,
+  as_test_invoice,
   date_102,
   EN16931_ID,
   invoice_note,
@@ -35,7 +36,10 @@ export type CiiProfile = "en16931" | "factur-x" | "xrechnung";
 /** Options of {@link write_cii}. */
 export interface CiiOptions {
   profile: CiiProfile;
-  /** Output of a test key: marked as test in the document (note BT-22). */
+  /**
+   * Output of a test key: marked as test in the note (BT-22), the invoice
+   * number (BT-1) and the seller name (BT-27).
+   */
   test?: boolean;
 }
 
@@ -48,7 +52,8 @@ const NAMESPACES = {
 };
 
 /** Writes `invoice` as CII XML. */
-export function write_cii(invoice: Invoice, options: CiiOptions): string {
+export function write_cii(request: Invoice, options: CiiOptions): string {
+  const invoice = options.test === true ? as_test_invoice(request) : request;
   const xml = new XmlWriter();
   xml.open("rsm:CrossIndustryInvoice", NAMESPACES);
 

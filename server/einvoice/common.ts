@@ -139,3 +139,26 @@ export function invoice_note(
 
 /** The note that marks output of test keys. */
 export const TEST_NOTE = "TEST – not valid for accounting";
+
+/** Start of the invoice number (BT-1) of output of test keys. */
+export const TEST_INVOICE_NUMBER_PREFIX = "TEST-";
+
+/** End of the seller name (BT-27) of output of test keys. */
+export const TEST_SELLER_NAME_SUFFIX = " (TEST)";
+
+/**
+ * The invoice as output of a test key states it: besides the note (see
+ * {@link invoice_note}), the invoice number (BT-1) starts with `TEST-` and
+ * the seller name (BT-27) ends with ` (TEST)`, so one deleted note does not
+ * make a test document pass for a real one.
+ */
+export function as_test_invoice(invoice: Invoice): Invoice {
+  return {
+    ...invoice,
+    invoice_number: TEST_INVOICE_NUMBER_PREFIX + invoice.invoice_number,
+    sender: {
+      ...invoice.sender,
+      name: invoice.sender.name + TEST_SELLER_NAME_SUFFIX,
+    },
+  };
+}

@@ -31,7 +31,11 @@ export type DocumentFormat = InvoiceFormat;
 /** Options of {@link render_invoice_document}. */
 export interface DocumentOptions {
   format: DocumentFormat;
-  /** Output of a test key: e-invoices carry a "TEST" note (BT-22), PDFs a TEST mark. */
+  /**
+   * Output of a test key: e-invoices are marked TEST in the note (BT-22), the
+   * invoice number (BT-1) and the seller name (BT-27); PDFs carry the TEST
+   * marks.
+   */
   test?: boolean;
   /** A free dashboard preview: PDFs carry a PREVIEW mark on every page. */
   preview?: boolean;

@@ -14,6 +14,7 @@ import type {
 import { XmlWriter } from "./xml_writer.ts";
 import {
   address_lines,
+  as_test_invoice,
   invoice_note,
   needs_delivery_address,
   needs_exemption_reason,
@@ -34,7 +35,10 @@ export type UblProfile = "peppol" | "xrechnung";
 /** Options of {@link write_ubl}. */
 export interface UblOptions {
   profile: UblProfile;
-  /** Output of a test key: marked as test in the document (note BT-22). */
+  /**
+   * Output of a test key: marked as test in the note (BT-22), the invoice
+   * number (BT-1) and the seller name (BT-27).
+   */
   test?: boolean;
 }
 
@@ -44,7 +48,8 @@ const CBC =
   "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2";
 
 /** Writes `invoice` as UBL 2.1 XML (`Invoice`, or `CreditNote` for credit notes). */
-export function write_ubl(invoice: Invoice, options: UblOptions): string {
+export function write_ubl(request: Invoice, options: UblOptions): string {
+  const invoice = options.test === true ? as_test_invoice(request) : request;
   const credit = invoice.document_type === "credit_note";
   const root = credit ? "CreditNote" : "Invoice";
   const currency = invoice.currency ?? "";

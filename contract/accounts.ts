@@ -28,6 +28,12 @@ export const PLANS = {
 /** Requests a minute an account may make with its test keys, whatever the plan. */
 export const TEST_KEY_REQUESTS_PER_MINUTE = 60;
 
+/**
+ * Documents an account may make with its test keys in a calendar month
+ * (UTC), all formats together, whatever the plan.
+ */
+export const TEST_DOCUMENTS_PER_MONTH = 1000;
+
 /** A plan identifier. */
 export type Plan = keyof typeof PLANS;
 
@@ -72,6 +78,9 @@ export const UsageSchema = z.object({
     .describe("Successful generations per day of this month (counts only)."),
   test_calls: z.number().int().describe(
     "Invoices generated with test keys this month; never counted in `used`.",
+  ),
+  test_limit: z.number().int().describe(
+    "Documents test keys may make a month (all formats together); past it they answer 403 `test_limit_reached`.",
   ),
 }).meta({ id: "Usage" });
 

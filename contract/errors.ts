@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   key_revoked: 403,
   subscription_inactive: 403,
   quota_exceeded: 403,
+  test_limit_reached: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -151,7 +151,7 @@ const ERROR_RESPONSES = {
   401: "Missing, malformed or unknown credentials (`unauthorized`).",
   404: "Not found, or the feature is off on this server (`not_found`).",
   403:
-    "Revoked key (`key_revoked`), inactive subscription (`subscription_inactive`) or monthly limit used up (`quota_exceeded`).",
+    "Revoked key (`key_revoked`), inactive subscription (`subscription_inactive`), monthly limit used up (`quota_exceeded`) or the test keys' monthly documents used up (`test_limit_reached`).",
   408: "The request body did not arrive in time (`request_timeout`).",
   409:
     "The first request with this `Idempotency-Key` is still running (`idempotency_in_progress`); retry after `Retry-After` seconds.",

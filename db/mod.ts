@@ -83,12 +83,15 @@ export {
   get_usage_by_key,
   type KeyUsage,
   prune_receipts,
-  record_test_generation,
   release_generation,
+  release_test_generation,
   type ReleaseGenerationInput,
   reserve_generation,
+  reserve_test_generation,
   type ReserveGenerationInput,
   type ReserveResult,
+  type ReserveTestGenerationInput,
+  type TestReservation,
 } from "./usage.ts";
 export {
   claim_idempotency_key,

@@ -356,43 +356,119 @@ export async function get_usage(
   return rows[0]?.count ?? 0;
 }
 
+/** Input of {@linkcode reserve_test_generation}. */
+export interface ReserveTestGenerationInput {
+  account_id: string;
+  /** Month counted in, "YYYY-MM". */
+  month: string;
+  /** Test documents allowed in `month`. */
+  limit: number;
+  /** The test key used, counted per key as well. */
+  key_id?: string;
+}
+
+/** Outcome of {@linkcode reserve_test_generation}. */
+export interface TestReservation {
+  /** `reserved`: counted; `exhausted`: the month's test documents are used up. */
+  status: "reserved" | "exhausted";
+  /** The month's live count (never changed by test documents). */
+  used: number;
+  /** The month's test documents, this one included when reserved. */
+  test_calls: number;
+}
+
 /**
- * Counts one test-key generation in `month` ("YYYY-MM"), never against the
- * limit (and per key, with `key_id`), and returns the month's live count
- * (unchanged) and test count.
+ * Reserves one test-key document in `month` against `limit`, never against
+ * the live quota (and per key, with `key_id`). One statement: the counter
+ * moves only while it is below the limit, in the upsert itself, so
+ * concurrent requests on any number of instances never pass the limit.
+ * Call {@linkcode release_test_generation} if the document then fails.
  */
-export async function record_test_generation(
+export async function reserve_test_generation(
   database: Database,
-  input: { account_id: string; month: string; key_id?: string },
-): Promise<{ used: number; test_calls: number }> {
+  input: ReserveTestGenerationInput,
+): Promise<TestReservation> {
+  check_month(input.month);
+  if (!is_uuid(input.account_id)) {
+    throw new TypeError("account_id must be a UUID");
+  }
+  check_key_id(input.key_id);
+  if (!Number.isInteger(input.limit) || input.limit < 0) {
+    throw new RangeError("limit must be a non-negative integer");
+  }
+  const key_id = input.key_id ?? null;
+  const rows = await query_rows<{
+    used: number | string;
+    test_calls: number | string;
+    reserved: boolean;
+  }>(
+    database,
+    sql`with monthly as (
+        insert into usage_monthly as u (account_id, month, count, test_count)
+        select ${input.account_id}::uuid, ${input.month}, 0, 1
+        where ${input.limit}::int > 0
+        on conflict (account_id, month)
+          do update set test_count = u.test_count + 1
+          where u.test_count < ${input.limit}::int
+        returning u.count, u.test_count
+      ),
+      by_key as (
+        insert into usage_by_key as k (key_id, month, count)
+        select ${key_id}::uuid, ${input.month}, 1 from monthly
+        where ${key_id}::uuid is not null
+        on conflict (key_id, month) do update set count = k.count + 1
+        returning 1
+      )
+      select count as used, test_count as test_calls, true as reserved
+        from monthly
+      union all
+      select count, test_count, false from usage_monthly
+        where account_id = ${input.account_id}::uuid
+          and month = ${input.month}
+          and not exists (select 1 from monthly)`,
+  );
+  const row = rows[0];
+  if (row === undefined) {
+    // Nothing counted yet and a limit of 0.
+    return { status: "exhausted", used: 0, test_calls: 0 };
+  }
+  return {
+    status: row.reserved ? "reserved" : "exhausted",
+    used: to_number(row.used),
+    test_calls: to_number(row.test_calls),
+  };
+}
+
+/**
+ * Gives back a test document reserved by {@linkcode reserve_test_generation}
+ * whose render failed (never below 0).
+ */
+export async function release_test_generation(
+  database: Database,
+  input: Omit<ReserveTestGenerationInput, "limit">,
+): Promise<void> {
   check_month(input.month);
   if (!is_uuid(input.account_id)) {
     throw new TypeError("account_id must be a UUID");
   }
   check_key_id(input.key_id);
   const key_id = input.key_id ?? null;
-  const rows = await query_rows<{
-    used: number | string;
-    test_calls: number | string;
-  }>(
+  await query_rows(
     database,
-    sql`with by_key as (
-        insert into usage_by_key as k (key_id, month, count)
-        select ${key_id}::uuid, ${input.month}, 1
-        where ${key_id}::uuid is not null
-        on conflict (key_id, month) do update set count = k.count + 1
+    sql`with monthly as (
+        update usage_monthly set test_count = greatest(test_count - 1, 0)
+        where account_id = ${input.account_id}::uuid
+          and month = ${input.month}
+        returning 1
+      ),
+      by_key as (
+        update usage_by_key set count = greatest(count - 1, 0)
+        where key_id = ${key_id}::uuid and month = ${input.month}
+          and exists (select 1 from monthly)
         returning 1
       )
-      insert into usage_monthly as u (account_id, month, count, test_count)
-      values (${input.account_id}::uuid, ${input.month}, 0, 1)
-      on conflict (account_id, month)
-        do update set test_count = u.test_count + 1
-      returning u.count as used, u.test_count as test_calls`,
+      select count(*)::int as released from monthly`,
   );
-  return {
-    used: to_number(rows[0]!.used),
-    test_calls: to_number(rows[0]!.test_calls),
-  };
 }
 
 /** Test-key generations of an account in `month` ("YYYY-MM"). */

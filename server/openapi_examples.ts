@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { TEST_DOCUMENTS_PER_MONTH } from "../contract/mod.ts";
 import { EXAMPLE_INVOICE } from "./example_invoice.ts";
 
 const ACCOUNT_ID = "3f6c1a52-8b0e-4c7d-9a51-2f4e8d7b6c10";
@@ -19,6 +20,7 @@ const USAGE = {
   resets_at: "2026-12-01T00:00:00.000Z",
   daily: [{ day: "2026-11-22", count: 17 }, { day: "2026-11-23", count: 25 }],
   test_calls: 12,
+  test_limit: TEST_DOCUMENTS_PER_MONTH,
 };
 
 const API_KEY = {
@@ -282,6 +284,11 @@ export const FORBIDDEN_EXAMPLES: Record<string, unknown> = {
   quota_exceeded: error_body(
     "quota_exceeded",
     QUOTA_EXCEEDED,
+  ),
+  test_limit_reached: error_body(
+    "test_limit_reached",
+    `Test keys make at most ${TEST_DOCUMENTS_PER_MONTH} documents a month (all formats together) ` +
+      "and this account's are used up; they reset on 2026-12-01 (UTC). Live keys are not affected.",
   ),
 };
 

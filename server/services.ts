@@ -18,6 +18,7 @@ import {
   type RenderedPdf,
   type ResponseSink,
   type Services,
+  TEST_DOCUMENTS_PER_MONTH,
   TEST_KEY_REQUESTS_PER_MINUTE,
   UPGRADE_PAGE_PATH,
   UPGRADE_REQUEST_WINDOW_HOURS,
@@ -467,6 +468,7 @@ export function create_services(
       resets_at: next_month_start(at).toISOString(),
       daily,
       test_calls,
+      test_limit: TEST_DOCUMENTS_PER_MONTH,
     };
   }
 
@@ -656,22 +658,43 @@ export function create_services(
     }
   }
 
-  // A test key: render marked as test, never charged; counted apart.
+  // A test key: never charged, but at most TEST_DOCUMENTS_PER_MONTH a
+  // month, reserved before the render (atomically, as the live quota) and
+  // given back if the render fails; rendered marked as test.
   async function generate_test(
     principal: Principal,
     invoice: Invoice,
     response: ResponseSink,
     state: GenerateState,
   ): Promise<RenderedPdf> {
-    const document = await (state.early ??
-      render(invoice, state.render_options));
-    const counts = await store.record_test_generation(database, {
+    const reservation = {
       account_id: principal.account.id,
       month: month_of(state.at),
       key_id: principal.key_id,
+    };
+    const counts = await store.reserve_test_generation(database, {
+      ...reservation,
+      limit: TEST_DOCUMENTS_PER_MONTH,
     });
-    set_quota_headers(response, principal, { at: state.at, used: counts.used });
-    return document;
+    const reset = set_quota_headers(response, principal, {
+      at: state.at,
+      used: counts.used,
+    });
+    if (counts.status === "exhausted") {
+      throw new ApiError(
+        "test_limit_reached",
+        `Test keys make at most ${TEST_DOCUMENTS_PER_MONTH} documents a month (all formats together) ` +
+          `and this account's are used up; they reset on ${reset} (UTC). Live keys are not affected.`,
+      );
+    }
+    try {
+      return await (state.early ?? render(invoice, state.render_options));
+    } catch (error) {
+      await store.release_test_generation(database, reservation).catch(
+        () => {},
+      );
+      throw error;
+    }
   }
 
   // The quota headers of an answer; returns the reset day they name.

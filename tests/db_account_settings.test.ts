@@ -18,8 +18,8 @@ import {
   get_session,
   hit_rate_limit,
   list_deleted_account_usage,
-  record_test_generation,
   reserve_generation,
+  reserve_test_generation,
   schema,
   use_account_token,
 } from "../db/mod.ts";
@@ -220,9 +220,10 @@ Deno.test("account settings in the database", async (t) => {
             request_hash: hash.repeat(64),
           });
         }
-        await record_test_generation(database, {
+        await reserve_test_generation(database, {
           account_id: account.id,
           month: "2026-05",
+          limit: 1000,
         });
         await reserve_generation(database, {
           account_id: neighbour.id,

@@ -6,52 +6,16 @@
  */
 import { assert, assertEquals } from "./assert.ts";
 import { sql } from "drizzle-orm";
-import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import {
-  open_test_database,
-  type TestDatabase,
-} from "./helpers/test_database.ts";
-import { type Database, open_database } from "../db/mod.ts";
+  start_two_instances,
+  type TwoInstances,
+} from "./helpers/two_instances.ts";
+import type { Database } from "../db/mod.ts";
 import { query_rows } from "../db/_util.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
 import { month_of } from "../server/services.ts";
 
 const STARTER_LIMIT = 150;
-
-interface TwoInstances {
-  servers: TestServer[];
-  database: Database;
-  close(): Promise<void>;
-}
-
-async function start_two_instances(): Promise<TwoInstances> {
-  const test_database = await open_test_database();
-  const env = { RATE_LIMIT_PER_MINUTE: "100000" };
-  const second_handle = test_database.database_url
-    ? await open_database({ database_url: test_database.database_url })
-    : undefined;
-  // On PGlite the second instance shares the one database handle.
-  const second_database: TestDatabase = second_handle
-    ? {
-      ...test_database,
-      database: second_handle,
-      close: () => second_handle.close(),
-    }
-    : { ...test_database, close: () => Promise.resolve() };
-  const servers = [
-    await start_test_server({ env, test_database }),
-    await start_test_server({ env, test_database: second_database }),
-  ];
-  return {
-    servers,
-    database: test_database.database,
-    async close() {
-      for (const server of servers) await server.close();
-      await second_handle?.close();
-      await test_database.close();
-    },
-  };
-}
 
 async function set_used(
   database: Database,

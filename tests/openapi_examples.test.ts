@@ -118,5 +118,6 @@ Deno.test("POST /generate documents the PDF answer and every error status", () =
     "key_revoked",
     "quota_exceeded",
     "subscription_inactive",
+    "test_limit_reached",
   ]);
 });

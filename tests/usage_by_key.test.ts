@@ -15,9 +15,9 @@ import {
   create_account,
   create_api_key,
   get_usage_by_key,
-  record_test_generation,
   release_generation,
   reserve_generation,
+  reserve_test_generation,
   revoke_api_key,
   set_email_verified,
 } from "../db/mod.ts";
@@ -242,10 +242,11 @@ Deno.test("usage by key (database): reserve, release and test calls move the key
     assertEquals((await release_generation(database, second)).released, false);
     assertEquals(await counts(month), { Live: 1, Test: 0 });
 
-    await record_test_generation(database, {
+    await reserve_test_generation(database, {
       account_id: account.id,
       month,
       key_id: test.id,
+      limit: 1000,
     });
     assertEquals(await counts(month), { Live: 1, Test: 1 });
     // Another month starts from zero.

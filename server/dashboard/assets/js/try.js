@@ -497,6 +497,11 @@ function show_failure(error, with_key) {
       path: "",
       message: error.message,
     }], [usage_link, upgrade_link]);
+  } else if (error.code === "test_limit_reached") {
+    show_errors("plan", "This month's test documents are used up", [{
+      path: "",
+      message: error.message,
+    }], [usage_link]);
   } else if (error.code === "subscription_inactive") {
     show_errors("plan", "The subscription is inactive", [{
       path: "",

@@ -220,7 +220,7 @@ function show_by_key(keys) {
       count.dataset.cell = "count";
       count.textContent = `${number.format(key.count)} ${
         key.mode === "test"
-          ? `test call${key.count === 1 ? "" : "s"}`
+          ? `test document${key.count === 1 ? "" : "s"}`
           : `invoice${key.count === 1 ? "" : "s"}`
       }`;
       row.append(name, prefix, status, count);
@@ -286,9 +286,13 @@ try {
       : "Choose a larger plan";
     remaining.append(" ", link);
   }
-  find("[data-test-calls]").textContent = `Test keys: ${
-    number.format(usage.test_calls)
-  } call${usage.test_calls === 1 ? "" : "s"} this month (not counted)`;
+  // Test keys: counted apart from the plan, against their own monthly cap.
+  find("[data-test-used]").textContent = number.format(usage.test_calls);
+  find("[data-test-limit]").textContent = number.format(usage.test_limit);
+  find("[data-test-calls-note]").textContent =
+    usage.test_calls >= usage.test_limit
+      ? "Test documents used up: test keys answer 403 until the reset (live keys are not affected)."
+      : "Made with test keys, marked TEST; not counted against the plan.";
   // resets_at is the first instant of next month (UTC).
   const reset = new Date(usage.resets_at);
   find("[data-reset]").textContent = new Intl.DateTimeFormat(undefined, {

@@ -9,6 +9,7 @@ import { z } from "zod";
 /** Stable error codes and the HTTP status each one answers with. */
 export const ERROR_STATUS = {
   invalid_request: 400,
+  logo_too_large: 400,
   unauthorized: 401,
   forbidden: 403,
   key_revoked: 403,

@@ -12,6 +12,12 @@ export const LOGO_LIMITS = {
   max_bytes: 256 * 1024,
   /** Width and height, each. */
   max_side: 4000,
+  /**
+   * Width × height, read from the header before any pixel is decoded: what
+   * a logo costs to draw grows with its pixels, not its file size (a 46 KB
+   * PNG can hold 16 megapixels).
+   */
+  max_pixels: 4_000_000,
 } as const;
 
 /** A validated logo: the file as base64 with its type, size and hash. */
@@ -25,7 +31,19 @@ export interface ValidatedLogo {
 }
 
 /** Thrown with a message that says what is wrong with the image. */
-export class ImageError extends Error {}
+export class ImageError extends Error {
+  /** The error code of the answer: `logo_too_large` for too many pixels. */
+  readonly code: "invalid_request" | "logo_too_large";
+
+  /** An image problem; `code` defaults to `invalid_request`. */
+  constructor(
+    message: string,
+    code: "invalid_request" | "logo_too_large" = "invalid_request",
+  ) {
+    super(message);
+    this.code = code;
+  }
+}
 
 const DATA_URL =
   /^data:(image\/(?:png|jpeg|jpg));base64,([A-Za-z0-9+/\s]*={0,2})$/;
@@ -203,6 +221,14 @@ function check_size(width: number, height: number): void {
   if (width > LOGO_LIMITS.max_side || height > LOGO_LIMITS.max_side) {
     throw new ImageError(
       `is ${width} × ${height} px; at most ${LOGO_LIMITS.max_side} px a side`,
+    );
+  }
+  if (width * height > LOGO_LIMITS.max_pixels) {
+    throw new ImageError(
+      `is ${width} × ${height} px (${
+        (width * height / 1e6).toFixed(1)
+      } megapixels); at most ${LOGO_LIMITS.max_pixels / 1e6} megapixels`,
+      "logo_too_large",
     );
   }
 }

@@ -365,7 +365,9 @@ const RawInvoiceSchema = z.strictObject({
   ).optional().describe(
     `A data: URL of a PNG or JPEG, at most ${
       LOGO_LIMITS.max_bytes / 1024
-    } KB decoded and ${LOGO_LIMITS.max_side} px a side. URLs are never fetched.`,
+    } KB decoded, ${LOGO_LIMITS.max_side} px a side and ${
+      LOGO_LIMITS.max_pixels / 1e6
+    } megapixels (else 400 \`logo_too_large\`). URLs are never fetched.`,
   ),
   locale: z.string().trim().max(35).optional().describe(
     `Language and formats of the PDF: ${SUPPORTED_LOCALES.join(", ")}. ` +
@@ -470,6 +472,7 @@ type Path = (string | number)[];
 interface Problem {
   path: Path;
   message: string;
+  error_code?: "logo_too_large";
 }
 
 /** Everything computed from a request, once: totals, taxes, logo. */
@@ -796,7 +799,11 @@ function compute(value: ParsedRequest): Computation {
       logo = validate_logo(value.logo);
     } catch (error) {
       if (!(error instanceof ImageError)) throw error;
-      problems.push({ path: ["logo"], message: error.message });
+      problems.push({
+        path: ["logo"],
+        message: error.message,
+        ...(error.code === "logo_too_large" ? { error_code: error.code } : {}),
+      });
     }
   }
 
@@ -905,6 +912,7 @@ function check_invoice(value: ParsedRequest, sink: IssueSink): void {
     sink.addIssue({
       path: problem.path,
       message: problem.message,
+      error_code: problem.error_code,
     });
   }
 }

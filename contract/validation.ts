@@ -53,7 +53,22 @@ export function issues_to_details(
   return details;
 }
 
-/** Builds the 400 `invalid_request` error for a set of zod issues. */
+/** The code of a 400 other than `invalid_request` that an issue asks for. */
+function special_code(
+  issues: readonly z.core.$ZodIssue[],
+): "logo_too_large" | undefined {
+  for (const issue of issues) {
+    const params = (issue as { params?: { error_code?: unknown } }).params;
+    if (params?.error_code === "logo_too_large") return "logo_too_large";
+  }
+  return undefined;
+}
+
+/**
+ * Builds the 400 error for a set of zod issues: `invalid_request`, or the
+ * code one of them names (`logo_too_large`), with every problem in
+ * `details` either way.
+ */
 export function validation_error(
   issues: readonly z.core.$ZodIssue[],
 ): ApiError {
@@ -67,5 +82,7 @@ export function validation_error(
   const message = first
     ? `Invalid request: ${first.path} ${first.message}${more}`
     : "Invalid request";
-  return new ApiError("invalid_request", message, { details });
+  return new ApiError(special_code(issues) ?? "invalid_request", message, {
+    details,
+  });
 }

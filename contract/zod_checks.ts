@@ -20,6 +20,11 @@ export interface CheckIssue {
   path?: PropertyKey[];
   /** What is wrong, for the client. */
   message: string;
+  /**
+   * The error code of the answer when it is not `invalid_request` (still a
+   * 400), e.g. `logo_too_large`.
+   */
+  error_code?: "logo_too_large";
 }
 
 /** Where a check reports its problems. */
@@ -48,6 +53,7 @@ class PayloadIssueSink implements IssueSink {
       continue: true,
       path: issue.path ?? [],
       message: issue.message,
+      ...(issue.error_code ? { params: { error_code: issue.error_code } } : {}),
     } as z.core.$ZodRawIssue);
   }
 }

@@ -8,6 +8,8 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { start_test_server } from "./helpers/test_server.ts";
 import { invoice_with_items } from "./fixtures/invoices.ts";
+import { base64, png_bytes, solid_png } from "./helpers/images.ts";
+import { pdf_images } from "./helpers/pdf_text.ts";
 import { InvoiceRequestSchema } from "../contract/mod.ts";
 import { RenderPool } from "../server/render_pool.ts";
 import { estimate_min_pages, MAX_PAGES } from "../server/pdf/mod.ts";
@@ -165,6 +167,72 @@ Deno.test("a render that timed out is not free to repeat: the document is refuse
     const account = await (await server.admin(`/admin/accounts/${account_id}`))
       .json();
     assertEquals(account.usage.used, 0, "timeouts are never charged");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a logo of more than 4 megapixels is a fast 400 logo_too_large, read from its header before any pixel", async () => {
+  const server = await start_test_server();
+  try {
+    const { account_id, key } = await server.create_account({ plan: "pro" });
+    // 16 megapixels in 46 KB: within the file-size and side limits.
+    const png = solid_png(4000, 4000);
+    assert(png.length < 48_000, `${png.length} bytes`);
+    const started = performance.now();
+    const response = await server.generate(key, {
+      ...invoice_with_items(3),
+      logo: `data:image/png;base64,${base64(png)}`,
+    });
+    const elapsed = performance.now() - started;
+    assertEquals(response.status, 400);
+    const body = await response.json();
+    assertEquals(body.error.code, "logo_too_large");
+    assertMatch(body.error.message, /4000 × 4000 px .*at most 4 megapixels/);
+    assertEquals(body.error.details[0].path, "logo");
+    // Drawing it took 11-13 s; refusing it takes milliseconds.
+    assert(elapsed < 1000, `answered in ${elapsed.toFixed(0)} ms`);
+    const account = await (await server.admin(`/admin/accounts/${account_id}`))
+      .json();
+    assertEquals(account.usage.used, 0);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a 4-megapixel logo renders fast, scaled to its print size (300 dpi) in the PDF", async () => {
+  const server = await start_test_server({ env: { RENDER_WORKERS: "1" } });
+  try {
+    const { key } = await server.create_account({ plan: "pro" });
+    // The worker is warm (fonts, code) before the timed request.
+    const warm = await server.generate(key, invoice_with_items(3));
+    assertEquals(warm.status, 200);
+    await warm.body?.cancel();
+    // 2000 × 2000 checks with transparent squares: 115 KB.
+    const png = png_bytes(
+      2000,
+      2000,
+      (x, y) =>
+        ((x >> 4) + (y >> 4)) % 2 ? [37, 99, 235, 255] : [255, 255, 255, 0],
+    );
+    const started = performance.now();
+    const response = await server.generate(key, {
+      ...invoice_with_items(3),
+      invoice_number: "LOGO-2000",
+      logo: `data:image/png;base64,${base64(png)}`,
+    });
+    const pdf = new Uint8Array(await response.arrayBuffer());
+    const elapsed = performance.now() - started;
+    assertEquals(response.status, 200);
+    // Square, in the 160 × 52 pt box: 52 × 52 pt, 217 × 217 px at 300 dpi.
+    const images = await pdf_images(pdf);
+    assertEquals(
+      images.map((image) => [image.type, image.width, image.height]),
+      [["image", 217, 217], ["smask", 217, 217]],
+    );
+    assert(pdf.length < 60_000, `${pdf.length} bytes`);
+    // Drawn at full size it took 2-5 s on this machine.
+    assert(elapsed < 1500, `rendered in ${elapsed.toFixed(0)} ms`);
   } finally {
     await server.close();
   }

@@ -9,13 +9,19 @@
  * by bytes) and handed to later documents through a per-document
  * `processPNG`/`processJPEG` that returns the cached result, leaving the
  * rest of jsPDF's image path (object numbering, XObject dictionary, soft
- * mask, palette) unchanged.
+ * mask, palette) unchanged. A PNG with far more pixels than it prints at is
+ * scaled down first (`logo_scaling.ts`), and the cache keeps the result.
  *
  * @module
  */
 
 import type { jsPDF } from "jspdf";
 import type { InvoiceLogo } from "../../contract/invoice_types.ts";
+import {
+  downscale_png,
+  needs_downscaling,
+  print_pixels,
+} from "./logo_scaling.ts";
 
 /** jsPDF's processed image: strings of bytes plus dictionary values. */
 interface ProcessedImage {
@@ -98,12 +104,26 @@ export function draw_logo(
 ): { width: number; height: number } {
   const format = logo.mime === "image/png" ? "PNG" : "JPEG";
   const method = format === "PNG" ? "processPNG" : "processJPEG";
-  const key = `${format}:${logo.sha256}`;
-  const target = doc as unknown as Record<string, Processor>;
-  const original = target[method];
+  const scale = Math.min(box.width / logo.width, box.height / logo.height);
+  const width = logo.width * scale;
+  const height = logo.height * scale;
+  const x = box.align === "right" ? box.x + box.width - width : box.x;
+  const target = print_pixels(width, height);
+  const downscaled = format === "PNG" && needs_downscaling(logo, target);
+  const key = downscaled
+    ? `${format}:${logo.sha256}:${target.width}x${target.height}`
+    : `${format}:${logo.sha256}`;
+  const processors = doc as unknown as Record<string, Processor>;
+  const original = processors[method];
   // An own property on this document only; jsPDF calls
   // `this["process" + format]`.
-  target[method] = function (this: unknown, data, index, alias, compression) {
+  processors[method] = function (
+    this: unknown,
+    data,
+    index,
+    alias,
+    compression,
+  ) {
     const hit = recall(key);
     if (hit !== undefined) return { ...hit, index, alias };
     const image = original.call(this, data, index, alias, compression);
@@ -111,17 +131,17 @@ export function draw_logo(
     return image;
   };
   // A cached logo needs no decoding; jsPDF only looks at the first bytes.
-  const bytes = cache.has(key)
-    ? (format === "PNG" ? PNG_SIGNATURE : JPEG_SIGNATURE)
-    : decode_base64(logo.base64);
-  const scale = Math.min(box.width / logo.width, box.height / logo.height);
-  const width = logo.width * scale;
-  const height = logo.height * scale;
-  const x = box.align === "right" ? box.x + box.width - width : box.x;
+  let bytes: Uint8Array;
+  if (cache.has(key)) {
+    bytes = format === "PNG" ? PNG_SIGNATURE : JPEG_SIGNATURE;
+  } else {
+    bytes = decode_base64(logo.base64);
+    if (downscaled) bytes = downscale_png(bytes, target).bytes;
+  }
   try {
     doc.addImage(bytes, format, x, box.y, width, height, key);
   } finally {
-    delete target[method];
+    delete processors[method];
   }
   return { width, height };
 }

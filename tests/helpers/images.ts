@@ -148,3 +148,194 @@ export function noisy_png_logo(target_bytes: number): TestLogo {
   );
   return logo_of(bytes, { mime: "image/png", width, height });
 }
+
+/** A PNG colour type with its bit depth, as {@link png_variant} writes it. */
+export interface PngVariant {
+  /** 0 grey, 2 RGB, 3 palette, 4 grey + alpha, 6 RGBA. */
+  type: 0 | 2 | 3 | 4 | 6;
+  depth: 1 | 2 | 4 | 8 | 16;
+  /** Adam7 interlacing. */
+  interlaced?: boolean;
+  /** PLTE entries (RGB) and their alpha (tRNS), for type 3. */
+  palette?: [number, number, number, number][];
+  /** A colour key (tRNS) of grey or RGB images, in sample values. */
+  key?: number[];
+}
+
+const PNG_CHANNELS = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as const;
+
+function paeth(a: number, b: number, c: number): number {
+  const p = a + b - c;
+  const pa = Math.abs(p - a);
+  const pb = Math.abs(p - b);
+  const pc = Math.abs(p - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/** Packs and filters (each row with the next of the five filters) one pass. */
+function png_pass_bytes(
+  width: number,
+  height: number,
+  samples: (x: number, y: number) => number[],
+  variant: PngVariant,
+): Uint8Array {
+  const channels = PNG_CHANNELS[variant.type];
+  const bits = channels * variant.depth;
+  const row_bytes = Math.ceil(width * bits / 8);
+  const bpp = Math.max(1, bits >> 3);
+  const out = new Uint8Array(height * (row_bytes + 1));
+  let previous = new Uint8Array(row_bytes);
+  for (let y = 0; y < height; y++) {
+    const row = new Uint8Array(row_bytes);
+    for (let x = 0; x < width; x++) {
+      const values = samples(x, y);
+      for (let c = 0; c < channels; c++) {
+        const value = values[c];
+        if (variant.depth === 16) {
+          row[(x * channels + c) * 2] = value >> 8;
+          row[(x * channels + c) * 2 + 1] = value & 0xff;
+        } else if (variant.depth === 8) {
+          row[x * channels + c] = value;
+        } else {
+          const bit = (x * channels + c) * variant.depth;
+          row[bit >> 3] |= value << (8 - variant.depth - (bit & 7));
+        }
+      }
+    }
+    const filter = y % 5;
+    const line = y * (row_bytes + 1);
+    out[line] = filter;
+    for (let i = 0; i < row_bytes; i++) {
+      const left = i >= bpp ? row[i - bpp] : 0;
+      const up = previous[i];
+      const corner = i >= bpp ? previous[i - bpp] : 0;
+      const predicted =
+        [0, left, up, (left + up) >> 1, paeth(left, up, corner)][
+          filter
+        ];
+      out[line + 1 + i] = (row[i] - predicted) & 0xff;
+    }
+    previous = row;
+  }
+  return out;
+}
+
+const ADAM7_PASSES = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+/**
+ * A PNG of any colour type, bit depth and interlacing, every row with a
+ * different filter: `samples(x, y)` gives a pixel's channel values in the
+ * image's depth (palette indices for type 3).
+ */
+export function png_variant(
+  width: number,
+  height: number,
+  samples: (x: number, y: number) => number[],
+  variant: PngVariant,
+): Uint8Array {
+  const passes: Uint8Array[] = [];
+  for (
+    const [x0, y0, dx, dy] of variant.interlaced
+      ? ADAM7_PASSES
+      : [[0, 0, 1, 1] as const]
+  ) {
+    const w = Math.ceil((width - x0) / dx);
+    const h = Math.ceil((height - y0) / dy);
+    if (w <= 0 || h <= 0) continue;
+    passes.push(
+      png_pass_bytes(
+        w,
+        h,
+        (x, y) => samples(x0 + x * dx, y0 + y * dy),
+        variant,
+      ),
+    );
+  }
+  const raw = concat_bytes(passes);
+  const header = new Uint8Array(13);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  header.set([
+    variant.depth,
+    variant.type,
+    0,
+    0,
+    variant.interlaced ? 1 : 0,
+  ], 8);
+  const parts = [
+    new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk("IHDR", header),
+  ];
+  if (variant.palette) {
+    parts.push(
+      chunk(
+        "PLTE",
+        new Uint8Array(variant.palette.flatMap((c) => c.slice(0, 3))),
+      ),
+      chunk("tRNS", new Uint8Array(variant.palette.map((c) => c[3]))),
+    );
+  }
+  if (variant.key) {
+    parts.push(
+      chunk(
+        "tRNS",
+        new Uint8Array(variant.key.flatMap((v) => [v >> 8, v & 0xff])),
+      ),
+    );
+  }
+  parts.push(
+    chunk("IDAT", new Uint8Array(deflateSync(raw))),
+    chunk("IEND", new Uint8Array(0)),
+  );
+  return concat_bytes(parts);
+}
+
+function concat_bytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/**
+ * A one-colour RGB PNG of `width` × `height`, unfiltered and deflated as far
+ * as zlib goes: black, 4000 × 4000 pixels is about 46 KB (all zeros).
+ */
+export function solid_png(
+  width: number,
+  height: number,
+  [r, g, b]: [number, number, number] = [0, 0, 0],
+): Uint8Array {
+  const stride = 1 + 3 * width;
+  const raw = new Uint8Array(height * stride);
+  if (r !== 0 || g !== 0 || b !== 0) {
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        raw.set([r, g, b], y * stride + 1 + 3 * x);
+      }
+    }
+  }
+  const header = new Uint8Array(13);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  header.set([8, 2, 0, 0, 0], 8);
+  return concat_bytes([
+    new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk("IHDR", header),
+    chunk("IDAT", new Uint8Array(deflateSync(raw, { level: 9 }))),
+    chunk("IEND", new Uint8Array(0)),
+  ]);
+}

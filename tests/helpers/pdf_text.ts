@@ -119,6 +119,26 @@ export function pdf_info(bytes: Uint8Array): Promise<Record<string, string>> {
   });
 }
 
+/** The images of a PDF (`pdfimages -list`): page, type, width, height. */
+export function pdf_images(
+  bytes: Uint8Array,
+): Promise<{ page: number; type: string; width: number; height: number }[]> {
+  return with_temp_pdf(bytes, async (path) => {
+    const out = await run_ok("pdfimages", ["-list", path]);
+    return out.split("\n").slice(2).filter((line) => line.trim() !== "").map(
+      (line) => {
+        const columns = line.trim().split(/\s+/);
+        return {
+          page: Number(columns[0]),
+          type: columns[2],
+          width: Number(columns[3]),
+          height: Number(columns[4]),
+        };
+      },
+    );
+  });
+}
+
 /** Number of pages according to `pdfinfo`. */
 export async function pdf_page_count(bytes: Uint8Array): Promise<number> {
   const pages = Number((await pdf_info(bytes))["Pages"]);

@@ -7,7 +7,10 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { start_test_server } from "./helpers/test_server.ts";
-import { invoice_with_items } from "./fixtures/invoices.ts";
+import {
+  invoice_with_items,
+  mixed_script_invoice,
+} from "./fixtures/invoices.ts";
 import { base64, png_bytes, solid_png } from "./helpers/images.ts";
 import { pdf_images } from "./helpers/pdf_text.ts";
 import { InvoiceRequestSchema } from "../contract/mod.ts";
@@ -41,6 +44,33 @@ Deno.test("a body built to be slow is a 400 naming the page limit, refused befor
     const account = await (await server.admin(`/admin/accounts/${account_id}`))
       .json();
     assertEquals(account.usage.used, 0);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("1,000 lines of mixed-script text are a fast 400 naming the page limit, refused before rendering", async () => {
+  const server = await start_test_server();
+  try {
+    const { account_id, key } = await server.create_account({ plan: "pro" });
+    const warm = await server.generate(key, invoice_with_items(1));
+    assertEquals(warm.status, 200);
+    await warm.body?.cancel();
+    const started = performance.now();
+    const response = await server.generate(key, mixed_script_invoice(4));
+    const elapsed = performance.now() - started;
+    assertEquals(response.status, 400);
+    const body = await response.json();
+    assertMatch(
+      body.error.message,
+      new RegExp(`at least \\d+ pages; at most ${MAX_PAGES}`),
+    );
+    assertEquals(body.error.details[0].path, "items");
+    // Rendering 100 of its pages first took 4-7 s.
+    assert(elapsed < 1000, `answered in ${elapsed.toFixed(0)} ms`);
+    const account = await (await server.admin(`/admin/accounts/${account_id}`))
+      .json();
+    assertEquals(account.usage.used, 1, "only the warm-up invoice");
   } finally {
     await server.close();
   }

@@ -47,6 +47,8 @@ export interface Config {
   render_queue: number;
   /** Longest a render may take before it is cancelled, in ms (`RENDER_TIMEOUT_MS`). */
   render_timeout_ms: number;
+  /** Render-seconds an account may use a minute (`RENDER_SECONDS_PER_MINUTE`, default 30). */
+  render_seconds_per_minute: number;
   /**
    * MiB that requests in flight may hold in memory (`REQUEST_MEMORY_MB`,
    * default 64): bodies as parsed, documents not yet handed over; past it, 503.
@@ -374,6 +376,10 @@ export function load_config(
     render_timeout_ms:
       optional_int("RENDER_TIMEOUT_MS", { min: 100, max: 120_000 }) ??
         15_000,
+    render_seconds_per_minute: optional_int("RENDER_SECONDS_PER_MINUTE", {
+      min: 1,
+      max: 100_000,
+    }) ?? 30,
     request_memory_mb:
       optional_int("REQUEST_MEMORY_MB", { min: 8, max: 65_536 }) ?? 64,
     stripe: parse_stripe(get),

@@ -2,9 +2,22 @@
  * A pool of Deno workers that render PDFs off the request thread, with a
  * bounded queue (full → fast 503) and a render deadline (→ the worker is
  * replaced and the request answered 503).
+ *
+ * Scheduling: a free worker takes the oldest render of the account with the
+ * fewest renders running (round robin among equals). Renders the estimate
+ * calls expensive run on at most all workers but one, so an ordinary
+ * invoice never waits behind long renders for more than an ordinary render
+ * (there is no preemption: a fair queue alone cannot help once every worker
+ * is busy for seconds). One account alone still uses every worker for
+ * ordinary invoices.
+ *
+ * Deadlines count a render's own time: a worker's start-up (loading the
+ * renderer and its fonts) is not counted, and a worker's first render gets
+ * {@link COLD_RENDER_ALLOWANCE_MS} more (first use of code and fonts), so
+ * the service's own slowness is not taken for a slow document.
  */
 import { ApiError, type Invoice, type InvoiceFormat } from "../contract/mod.ts";
-import type { RenderReply, RenderRequest } from "./render_worker.ts";
+import type { RenderRequest, WorkerMessage } from "./render_worker.ts";
 
 /** Options of a {@link RenderPool}. */
 export interface RenderPoolOptions {
@@ -14,7 +27,12 @@ export interface RenderPoolOptions {
   max_queue: number;
   /** Longest a render may take before it is cancelled. */
   timeout_ms: number;
+  /** Extra time for a worker's first render (default {@link COLD_RENDER_ALLOWANCE_MS}). */
+  cold_allowance_ms?: number;
 }
+
+/** Extra deadline of a worker's first render: code and fonts are cold. */
+export const COLD_RENDER_ALLOWANCE_MS = 5_000;
 
 interface Job {
   id: number;
@@ -25,6 +43,10 @@ interface Job {
   test?: boolean;
   preview?: boolean;
   timeout_ms: number;
+  /** Estimated expensive: may not take the last worker left for others. */
+  expensive: boolean;
+  /** Told the render's own time (s; 0 if it never ran), however it ended. */
+  on_render_time?: (seconds: number) => void;
   resolve: (bytes: Uint8Array) => void;
   reject: (error: unknown) => void;
 }
@@ -33,19 +55,32 @@ interface Slot {
   worker: Worker;
   job?: Job;
   timer?: ReturnType<typeof setTimeout>;
+  /** The worker has loaded the renderer and takes renders at once. */
+  ready: boolean;
+  /** The worker has finished a render: its code and fonts are warm. */
+  warm: boolean;
+  /** When the current job's render started (performance.now()). */
+  started?: number;
 }
 
 const WORKER_URL = new URL("./render_worker.ts", import.meta.url).href;
 
 /** A render cancelled at its deadline (503; the request is not charged). */
 export class RenderTimeoutError extends ApiError {
+  /**
+   * Whether the worker had finished a render before: a timeout on a cold
+   * worker says more about the service than about the document.
+   */
+  readonly warm: boolean;
+
   /** Builds the error for a deadline of `timeout_ms`. */
-  constructor(timeout_ms: number) {
+  constructor(timeout_ms: number, warm = true) {
     super(
       "unavailable",
       `Rendering took longer than ${timeout_ms} ms and was cancelled; retry`,
       { headers: { "Retry-After": "1" } },
     );
+    this.warm = warm;
   }
 }
 
@@ -76,9 +111,12 @@ export class RenderPool {
     return this.#queue.length;
   }
 
-  /** Workers with nothing to render: a render started now would not wait. */
+  /**
+   * Workers with nothing to render: an ordinary render started now would not
+   * wait. (Renders are dispatched at once, so renders still queued beside a
+   * free worker are expensive ones held back for others.)
+   */
   get idle_workers(): number {
-    if (this.#queue.length > 0) return 0;
     return this.#slots.filter((slot) => !slot.job).length;
   }
 
@@ -95,6 +133,10 @@ export class RenderPool {
       preview?: boolean;
       /** The account rendering; its renders share the workers fairly with others'. */
       account_id?: string;
+      /** Estimated expensive: runs on at most all workers but one. */
+      expensive?: boolean;
+      /** Told the render's own time in seconds, however it ended (0: never ran). */
+      on_render_time?: (seconds: number) => void;
     } = {},
   ): Promise<Uint8Array> {
     if (this.#closed) {
@@ -139,6 +181,8 @@ export class RenderPool {
       test: options.test,
       preview: options.preview,
       timeout_ms: options.timeout_ms ?? this.#options.timeout_ms,
+      expensive: options.expensive ?? false,
+      on_render_time: options.on_render_time,
       resolve,
       reject,
     });
@@ -150,26 +194,42 @@ export class RenderPool {
   close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#queue.splice(0)) {
+      job.on_render_time?.(0);
       job.reject(new ApiError("unavailable", "The service is shutting down"));
     }
     for (const slot of this.#slots) {
       clearTimeout(slot.timer);
-      slot.job?.reject(
-        new ApiError("unavailable", "The service is shutting down"),
-      );
+      if (slot.job) {
+        this.#report_time(slot);
+        slot.job.reject(
+          new ApiError("unavailable", "The service is shutting down"),
+        );
+      }
       slot.worker.terminate();
     }
     return Promise.resolve();
   }
 
   #spawn(): Slot {
-    const slot: Slot = { worker: new Worker(WORKER_URL, { type: "module" }) };
-    slot.worker.onmessage = (event: MessageEvent<RenderReply>) => {
-      const reply = event.data;
+    const slot: Slot = {
+      worker: new Worker(WORKER_URL, { type: "module" }),
+      ready: false,
+      warm: false,
+    };
+    slot.worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
+      const message = event.data;
+      if ("ready" in message) {
+        slot.ready = true;
+        if (slot.job) this.#start_clock(slot);
+        return;
+      }
+      const reply = message;
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       clearTimeout(slot.timer);
+      this.#report_time(slot);
       slot.job = undefined;
+      slot.warm = true;
       if (reply.ok) job.resolve(reply.bytes);
       else if (reply.code === "page_limit") {
         job.reject(
@@ -187,9 +247,37 @@ export class RenderPool {
     return slot;
   }
 
+  /** Tells the job of `slot` how long its render ran. */
+  #report_time(slot: Slot): void {
+    const seconds = slot.started === undefined
+      ? 0
+      : (performance.now() - slot.started) / 1000;
+    slot.started = undefined;
+    slot.job?.on_render_time?.(seconds);
+  }
+
+  /**
+   * Starts the deadline of the job of `slot` once its worker is ready (its
+   * start-up is not the render's time); a cold worker's first render gets
+   * the cold allowance on top.
+   */
+  #start_clock(slot: Slot): void {
+    const job = slot.job!;
+    const warm = slot.warm;
+    const deadline = job.timeout_ms +
+      (warm ? 0 : this.#options.cold_allowance_ms ?? COLD_RENDER_ALLOWANCE_MS);
+    slot.started = performance.now();
+    slot.timer = setTimeout(() => {
+      this.#replace(slot, new RenderTimeoutError(deadline, warm));
+    }, deadline);
+  }
+
   #replace(slot: Slot, error: unknown): void {
     clearTimeout(slot.timer);
-    slot.job?.reject(error);
+    if (slot.job) {
+      this.#report_time(slot);
+      slot.job.reject(error);
+    }
     slot.job = undefined;
     slot.worker.terminate();
     if (this.#closed) return;
@@ -201,20 +289,28 @@ export class RenderPool {
   /**
    * The next job for a free worker: the oldest one of the account with the
    * fewest renders running, so one account flooding the pool delays
-   * another's invoice by at most the render already in progress.
+   * another's invoice by at most the render already in progress. Expensive
+   * renders are passed over while all workers but one run expensive ones.
    */
-  #next_job(): Job {
+  #next_job(): Job | undefined {
     const running = new Map<string | undefined, number>();
+    let expensive_running = 0;
     for (const slot of this.#slots) {
-      const account = slot.job?.account;
-      if (slot.job) running.set(account, (running.get(account) ?? 0) + 1);
+      if (!slot.job) continue;
+      const account = slot.job.account;
+      running.set(account, (running.get(account) ?? 0) + 1);
+      if (slot.job.expensive) expensive_running++;
     }
+    const expensive_allowed =
+      expensive_running < Math.max(1, this.#slots.length - 1);
     // Fewest running first; among equals, not the account served last
     // (round robin), else the oldest.
     let best = -1;
     let best_rank = Infinity;
     for (let index = 0; index < this.#queue.length; index++) {
-      const account = this.#queue[index].account;
+      const job = this.#queue[index];
+      if (job.expensive && !expensive_allowed) continue;
+      const account = job.account;
       const count = account === undefined ? 0 : running.get(account) ?? 0;
       const rank = count * 2 +
         (account !== undefined && account === this.#last_account ? 1 : 0);
@@ -224,6 +320,7 @@ export class RenderPool {
         if (rank === 0) break;
       }
     }
+    if (best < 0) return undefined;
     const job = this.#queue.splice(best, 1)[0];
     this.#last_account = job.account;
     return job;
@@ -234,10 +331,9 @@ export class RenderPool {
       if (this.#queue.length === 0) return;
       if (slot.job) continue;
       const job = this.#next_job();
+      if (job === undefined) return;
       slot.job = job;
-      slot.timer = setTimeout(() => {
-        this.#replace(slot, new RenderTimeoutError(job.timeout_ms));
-      }, job.timeout_ms);
+      if (slot.ready) this.#start_clock(slot);
       slot.worker.postMessage(
         {
           id: job.id,

@@ -17,7 +17,7 @@ export interface RenderRequest {
   preview?: boolean;
 }
 
-/** A worker's answer. */
+/** A worker's answer to a {@link RenderRequest}. */
 export type RenderReply =
   | { id: number; ok: true; bytes: Uint8Array }
   | {
@@ -27,6 +27,12 @@ export type RenderReply =
     /** `page_limit`: the document is too long (a 400, not a fault). */
     code?: "page_limit";
   };
+
+/**
+ * What a worker posts: answers, and once `{ ready: true }` when it has
+ * loaded the renderer (its start-up is not counted in any render's time).
+ */
+export type WorkerMessage = RenderReply | { ready: true };
 
 if (
   typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope
@@ -76,6 +82,7 @@ if (
       );
     }
   };
+  self.postMessage({ ready: true } satisfies WorkerMessage);
   for (const request of waiting.splice(0)) handle(request);
   ready.handle = handle;
 }

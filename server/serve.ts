@@ -108,6 +108,7 @@ export async function start_server(
     on_render: (seconds) => metrics.observe_render(seconds),
     render_pdf,
     render_early: pool ? () => pool.idle_workers > 0 : undefined,
+    render_seconds_per_minute: config.render_seconds_per_minute,
     admin_token: config.admin_token,
     rate_limit_per_minute: config.rate_limit_per_minute,
     now: options.now,

@@ -30,7 +30,13 @@ import * as store from "../db/mod.ts";
 import { type Billing, billing_view } from "./billing.ts";
 import type { AccountMail } from "./dashboard/account_mail.ts";
 import type { OperatorMail } from "./operator_mail.ts";
-import { check_page_budget, PageLimitError } from "./pdf/page_budget.ts";
+import {
+  check_page_budget,
+  estimate_document,
+  EXPENSIVE_RENDER_MS,
+  PageLimitError,
+} from "./pdf/page_budget.ts";
+import { RenderBudget } from "./render_budget.ts";
 import { RenderTimeoutError } from "./render_pool.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
 import { hash_password } from "./dashboard/password.ts";
@@ -43,6 +49,13 @@ export interface RenderOptions {
   preview?: boolean;
   /** The account rendering (fair sharing of render workers). */
   account_id?: string;
+  /** Estimated expensive (the pool keeps a worker free of such renders). */
+  expensive?: boolean;
+  /**
+   * Told the render's own time in seconds (queue wait excluded), however it
+   * ended; a renderer that never calls it is timed around the call.
+   */
+  on_render_time?: (seconds: number) => void;
 }
 
 /** Renders a validated invoice to PDF (or e-invoice) bytes. */
@@ -66,6 +79,8 @@ export interface ServicesOptions {
   render_early?: () => boolean;
   /** Told how long each render took, in seconds (metrics). */
   on_render?: (seconds: number) => void;
+  /** Render-seconds an account may use a minute (`RENDER_SECONDS_PER_MINUTE`). */
+  render_seconds_per_minute?: number;
   /** Dashboard sign-up: open or not, and on what plan (default: open, Starter, active). */
   signup?: SignupPolicy;
   /** Stripe billing; unset: billing is off and plans change through the operator. */
@@ -96,8 +111,13 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_ABANDONED_AFTER_MS = 5 * 60 * 1000;
 /** How long a timed-out render is remembered. */
 const TIMEOUT_MEMORY_MS = 60 * 60 * 1000;
-/** Timed-out renders an account may cause an hour before its renders pause. */
+/**
+ * Distinct documents of one account that may time out (on warm workers) in
+ * an hour before its renders pause.
+ */
 export const TIMEOUTS_PER_HOUR = 3;
+/** Default render-seconds an account may use a minute. */
+export const RENDER_SECONDS_PER_MINUTE = 30;
 /** Free previews an account may render a day (UTC). */
 export const PREVIEWS_PER_DAY = 50;
 
@@ -495,13 +515,31 @@ export function create_services(
     return account;
   }
 
+  // Every render's own time counts against its account's budget of
+  // render-seconds a minute, however it ended.
+  const render_budget = new RenderBudget(
+    options.render_seconds_per_minute ?? RENDER_SECONDS_PER_MINUTE,
+    () => now().getTime(),
+  );
+
   // Timed-out renders are not charged, so they must not be free to repeat:
-  // the same document is refused for an hour after a timeout, and an account
-  // whose renders timed out TIMEOUTS_PER_HOUR times renders nothing for the
-  // rest of that hour. Kept per instance (a timeout costs the instance that
-  // ran it).
+  // a document whose render timed out on a warm worker is refused for an
+  // hour, and an account whose distinct documents timed out
+  // TIMEOUTS_PER_HOUR times renders nothing for the rest of that hour. A
+  // timeout on a cold worker (its first render) pauses nothing: that is the
+  // service's slowness, not the document's (the render budget still counts
+  // its time). Kept per instance (a timeout costs the instance that ran it).
   const timed_out_documents = new Map<string, number>();
-  const account_timeouts = new Map<string, number[]>();
+  // Per account: when each distinct document last timed out.
+  const account_timeouts = new Map<string, Map<string, number>>();
+
+  function recent_timeouts(account: string, at: number): Map<string, number> {
+    const documents = account_timeouts.get(account) ?? new Map();
+    for (const [key, when] of documents) {
+      if (when <= at - TIMEOUT_MEMORY_MS) documents.delete(key);
+    }
+    return documents;
+  }
 
   function remember_timeout(key: string): void {
     const at = now().getTime();
@@ -511,11 +549,9 @@ export function create_services(
     }
     timed_out_documents.set(key, at + TIMEOUT_MEMORY_MS);
     const account = key.slice(0, key.indexOf(":"));
-    const recent = (account_timeouts.get(account) ?? []).filter((t) =>
-      t > at - TIMEOUT_MEMORY_MS
-    );
-    recent.push(at);
-    account_timeouts.set(account, recent);
+    const documents = recent_timeouts(account, at);
+    documents.set(key, at);
+    account_timeouts.set(account, documents);
   }
 
   function refuse_after_timeouts(key: string): void {
@@ -529,15 +565,14 @@ export function create_services(
       );
     }
     const account = key.slice(0, key.indexOf(":"));
-    const recent = (account_timeouts.get(account) ?? []).filter((t) =>
-      t > at - TIMEOUT_MEMORY_MS
-    );
-    if (recent.length === 0) account_timeouts.delete(account);
-    if (recent.length >= TIMEOUTS_PER_HOUR) {
-      const wait = Math.ceil((recent[0] + TIMEOUT_MEMORY_MS - at) / 1000);
+    const documents = recent_timeouts(account, at);
+    if (documents.size === 0) account_timeouts.delete(account);
+    if (documents.size >= TIMEOUTS_PER_HOUR) {
+      const first = Math.min(...documents.values());
+      const wait = Math.ceil((first + TIMEOUT_MEMORY_MS - at) / 1000);
       throw new ApiError(
         "rate_limited",
-        `${recent.length} of this account's invoices timed out in the last hour; rendering resumes in ${wait} seconds`,
+        `${documents.size} of this account's invoices timed out in the last hour; rendering resumes in ${wait} seconds`,
         { headers: { "Retry-After": String(wait) } },
       );
     }
@@ -553,19 +588,36 @@ export function create_services(
     // Hashing the document only for accounts that had a timeout lately.
     const document_key = () =>
       `${account_id}:${sha256_hex(JSON.stringify(invoice))}`;
-    if (account_id && account_timeouts.has(account_id)) {
-      refuse_after_timeouts(document_key());
+    if (account_id) {
+      render_budget.check(account_id);
+      if (account_timeouts.has(account_id)) {
+        refuse_after_timeouts(document_key());
+      }
     }
+    let render_seconds: number | undefined;
     let bytes: Uint8Array;
     try {
-      bytes = await options.render_pdf(invoice, render_options);
+      bytes = await options.render_pdf(invoice, {
+        ...render_options,
+        expensive: estimate_document(invoice).cost_ms >= EXPENSIVE_RENDER_MS,
+        on_render_time: (seconds) => {
+          render_seconds = seconds;
+        },
+      });
     } catch (error) {
       // Rendered on this thread: the renderer's own page-limit stop.
       if (error instanceof PageLimitError) throw page_limit_error(error);
-      if (error instanceof RenderTimeoutError && account_id) {
+      if (error instanceof RenderTimeoutError && error.warm && account_id) {
         remember_timeout(document_key());
       }
       throw error;
+    } finally {
+      if (account_id) {
+        render_budget.charge(
+          account_id,
+          render_seconds ?? (performance.now() - started) / 1000,
+        );
+      }
     }
     options.on_render?.((performance.now() - started) / 1000);
     return {

@@ -159,44 +159,102 @@ Deno.test("render pool: under pressure an account's own waiting renders are boun
   }
 });
 
+/**
+ * Well past a 100 ms deadline on a fast machine too: 1,000 rows, each a
+ * distinct Devanagari text to shape (1,000 Latin rows alone took under
+ * 100 ms now and then).
+ */
+function heavy(n: number): Record<string, unknown> {
+  const invoice = invoice_with_items(1000, { unicode: true });
+  return {
+    ...invoice,
+    invoice_number: `HEAVY-${n}`,
+    items: (invoice.items ?? []).map((item, index) => ({
+      ...item,
+      description: `${item.description} — परामर्श सेवाएँ क्रमांक ${index}`,
+    })),
+  };
+}
+
+/** POSTs `body` and returns the status, reading the answer. */
+async function status_of(
+  server: Awaited<ReturnType<typeof start_test_server>>,
+  key: string,
+  body: unknown,
+): Promise<number> {
+  const response = await server.generate(key, body);
+  await response.body?.cancel();
+  return response.status;
+}
+
 Deno.test("a render that timed out is not free to repeat: the document is refused for an hour, the account after repeated timeouts", async () => {
   const server = await start_test_server({
     env: { RENDER_TIMEOUT_MS: "100", RENDER_WORKERS: "1" },
   });
   try {
     const { account_id, key } = await server.create_account({ plan: "team" });
-    // Well past the 100 ms limit on a fast machine too: 1,000 rows, each a
-    // distinct Devanagari text to shape, in a worker that must first load
-    // the text layout (each timeout replaces the worker, so every one starts
-    // cold). 1,000 Latin rows alone took under 100 ms now and then.
-    const heavy = (n: number) => {
-      const invoice = invoice_with_items(1000, { unicode: true });
-      return {
-        ...invoice,
-        invoice_number: `HEAVY-${n}`,
-        items: (invoice.items ?? []).map((item, index) => ({
-          ...item,
-          description: `${item.description} — परामर्श सेवाएँ क्रमांक ${index}`,
-        })),
+    let ordinary = 0;
+    // Each timeout replaces the worker; an ordinary invoice first warms the
+    // new one, so that the heavy render's timeout is the document's own.
+    const warm_up = async () => {
+      ordinary++;
+      const invoice = {
+        ...invoice_with_items(1),
+        invoice_number: `W-${ordinary}`,
       };
+      assertEquals(await status_of(server, key, invoice), 200);
     };
-    const first = await server.generate(key, heavy(1));
-    assertEquals(first.status, 503, "the render timed out");
-    await first.body?.cancel();
+    await warm_up();
+    assertEquals(await status_of(server, key, heavy(1)), 503, "timed out");
     const again = await server.generate(key, heavy(1));
     assertEquals(again.status, 400);
     assertMatch((await again.json()).error.message, /refused until/);
     for (let n = 2; n <= TIMEOUTS_PER_HOUR; n++) {
-      const response = await server.generate(key, heavy(n));
-      assertEquals(response.status, 503);
-      await response.body?.cancel();
+      await warm_up();
+      assertEquals(await status_of(server, key, heavy(n)), 503);
     }
     const paused = await server.generate(key, invoice_with_items(1));
     assertEquals(paused.status, 429);
     assertMatch((await paused.json()).error.message, /timed out/);
     const account = await (await server.admin(`/admin/accounts/${account_id}`))
       .json();
-    assertEquals(account.usage.used, 0, "timeouts are never charged");
+    assertEquals(account.usage.used, ordinary, "timeouts are never charged");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a cold worker's slowness pauses no one: after a timeout, another account's ordinary invoices render on the fresh worker", async () => {
+  // A fresh worker needs about 0.3 s to load the renderer: more than the
+  // whole deadline. That start-up is not counted, its first render gets
+  // the cold allowance, and a cold timeout would pause nothing.
+  const server = await start_test_server({
+    env: { RENDER_TIMEOUT_MS: "100", RENDER_WORKERS: "1" },
+  });
+  try {
+    const heavy_account = await server.create_account({ plan: "team" });
+    const innocent = await server.create_account({ plan: "team" });
+    assertEquals(
+      await status_of(server, heavy_account.key, invoice_with_items(2)),
+      200,
+    );
+    // A warm worker times out on a heavy document and is replaced.
+    assertEquals(await status_of(server, heavy_account.key, heavy(1)), 503);
+    // Another account's ordinary invoices, at once, on the cold worker.
+    for (let n = 1; n <= TIMEOUTS_PER_HOUR + 1; n++) {
+      const invoice = { ...invoice_with_items(10), invoice_number: `I-${n}` };
+      assertEquals(
+        await status_of(server, innocent.key, invoice),
+        200,
+        `ordinary invoice ${n}`,
+      );
+    }
+    // The heavy account is not paused either: only its document is.
+    assertEquals(
+      await status_of(server, heavy_account.key, invoice_with_items(3)),
+      200,
+    );
+    assertEquals(await status_of(server, heavy_account.key, heavy(1)), 400);
   } finally {
     await server.close();
   }

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
-import { RenderPool } from "../server/render_pool.ts";
+import { RenderPool, RenderTimeoutError } from "../server/render_pool.ts";
 import { ApiError, InvoiceRequestSchema } from "../contract/mod.ts";
 import { render_invoice_pdf } from "../server/pdf/mod.ts";
 import { full_invoice, invoice_with_items } from "./fixtures/invoices.ts";
@@ -59,15 +59,97 @@ Deno.test("render pool: a full queue answers 503 at once instead of growing", as
 Deno.test("render pool: a render past its deadline is cancelled and the worker replaced", async () => {
   const pool = new RenderPool({ size: 1, max_queue: 10, timeout_ms: 60_000 });
   try {
+    await pool.render(small); // warm: the deadline below is the render's own
     const error = await assertRejects(
       () => pool.render(large, { timeout_ms: 1 }),
       ApiError,
     );
     assertEquals((error as ApiError).code, "unavailable");
     assertMatch((error as ApiError).message, /took longer than 1 ms/);
+    assert(error instanceof RenderTimeoutError && error.warm);
     const bytes = await pool.render(small);
     assertEquals(new TextDecoder().decode(bytes.subarray(0, 5)), "%PDF-");
     assertEquals(pool.queue_depth, 0);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool: a worker's start-up is not a render's time, and its first render gets the cold allowance", async () => {
+  // Loading the renderer takes a fresh worker about 0.3 s, more than the
+  // whole deadline here; an ordinary invoice still renders.
+  const pool = new RenderPool({ size: 1, max_queue: 10, timeout_ms: 100 });
+  try {
+    const times: number[] = [];
+    const bytes = await pool.render(small, {
+      on_render_time: (seconds) => times.push(seconds),
+    });
+    assertEquals(new TextDecoder().decode(bytes.subarray(0, 5)), "%PDF-");
+    assertEquals(times.length, 1);
+    assert(times[0] < 5, `render time ${times[0]} s`);
+  } finally {
+    await pool.close();
+  }
+  // Without the allowance a cold worker's timeout says so: it is not taken
+  // for the document's fault.
+  const strict = new RenderPool({
+    size: 1,
+    max_queue: 10,
+    timeout_ms: 1,
+    cold_allowance_ms: 0,
+  });
+  try {
+    const error = await assertRejects(() => strict.render(large), ApiError);
+    assert(error instanceof RenderTimeoutError && !error.warm);
+  } finally {
+    await strict.close();
+  }
+});
+
+Deno.test("render pool: expensive renders leave a worker free for ordinary ones", async () => {
+  const pool = new RenderPool({ size: 2, max_queue: 20, timeout_ms: 60_000 });
+  try {
+    await Promise.all([pool.render(small), pool.render(small)]); // warm
+    const order: string[] = [];
+    const times: number[] = [];
+    const heavy = Array.from(
+      { length: 3 },
+      (_, index) =>
+        pool.render(large, {
+          account_id: "heavy",
+          expensive: true,
+          on_render_time: (seconds) => times.push(seconds),
+        }).then(() => order.push(`heavy ${index + 1}`)),
+    );
+    // Awaited below; a failed assertion closes the pool first.
+    for (const render of heavy) render.catch(() => {});
+    // One expensive render runs, two wait: the second worker stays free.
+    assertEquals(pool.queue_depth, 2);
+    assertEquals(pool.idle_workers, 1);
+    const started = performance.now();
+    await pool.render(small, { account_id: "other" });
+    const waited = performance.now() - started;
+    order.push("other");
+    await Promise.all(heavy);
+    assertEquals(order, ["other", "heavy 1", "heavy 2", "heavy 3"]);
+    assertEquals(times.length, 3);
+    // The ordinary invoice did not wait for the 1,000-item render.
+    assert(waited < Math.min(...times) * 1000, `${waited} ms`);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool: one account alone uses every worker for ordinary invoices", async () => {
+  const pool = new RenderPool({ size: 2, max_queue: 20, timeout_ms: 60_000 });
+  try {
+    const renders = Array.from(
+      { length: 4 },
+      () => pool.render(small, { account_id: "alone" }),
+    );
+    assertEquals(pool.idle_workers, 0);
+    assertEquals(pool.queue_depth, 2);
+    await Promise.all(renders);
   } finally {
     await pool.close();
   }

@@ -25,6 +25,16 @@ if (import.meta.main) {
       config.database_url ? "PostgreSQL" : `PGlite in ${config.data_dir}`
     }; admin API ${config.admin_token ? "enabled" : "disabled"})`,
   );
+  const { max_connections, lowered } = server.connection_cap;
+  console.error(
+    `Connections: at most ${max_connections} open (${
+      config.max_connections === undefined
+        ? "MAX_CONNECTIONS unset: derived from the open-files limit"
+        : lowered
+        ? `MAX_CONNECTIONS=${config.max_connections} lowered to what the open-files limit leaves; raise ulimit -n for more`
+        : "MAX_CONNECTIONS"
+    })`,
+  );
   if (config.smtp_url) {
     const smtp = new URL(config.smtp_url);
     console.error(
@@ -54,7 +64,7 @@ if (import.meta.main) {
     if (stopping) return;
     stopping = true;
     console.error(
-      `Shutting down: finishing in-flight requests (at most ${SHUTDOWN_GRACE_SECONDS} s)`,
+      `Shutting down: answering the requests received (at most ${SHUTDOWN_GRACE_SECONDS} s)`,
     );
     const grace = new Promise<"timeout">((resolve) =>
       setTimeout(() => resolve("timeout"), SHUTDOWN_GRACE_SECONDS * 1000)

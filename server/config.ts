@@ -22,6 +22,8 @@ export interface Config {
   header_timeout_ms: number;
   /** Longest a connection may sit idle between requests, in ms (`KEEP_ALIVE_TIMEOUT_MS`; 0: no limit). */
   keep_alive_timeout_ms: number;
+  /** Most connections open at once (`MAX_CONNECTIONS`); unset: derived from the descriptor limit. */
+  max_connections?: number;
   /** Origins allowed to call `/generate` from a browser (CORS); empty: CORS off. */
   cors_origins: string[];
   /** Open sign-up on the dashboard (`SIGNUP_ENABLED`, default true). */
@@ -346,6 +348,10 @@ export function load_config(
       15_000,
     keep_alive_timeout_ms:
       optional_timeout("KEEP_ALIVE_TIMEOUT_MS", 3_600_000) ?? 75_000,
+    max_connections: optional_int("MAX_CONNECTIONS", {
+      min: 1,
+      max: 1_000_000,
+    }),
     cors_origins: parse_origins(get("CORS_ORIGINS")),
     signup_enabled: parse_bool("SIGNUP_ENABLED", get("SIGNUP_ENABLED"), true),
     signup_plan: parse_choice(

@@ -1,385 +1,438 @@
 /**
- * Closes connections that sit idle between requests or send their request
- * headers too slowly.
+ * Accepts the service's connections itself and serves each with Deno's HTTP
+ * server (server/deno_http_connection.ts), so that it can count, cap, time
+ * out and drain them, at one file descriptor per connection.
  *
- * `Deno.serve` (Deno 2.9) has no idle or header timeout, and it does not let
- * us accept connections ourselves. So the public port is a thin relay: each
- * client connection is paired with a loopback connection to `Deno.serve`, and
- * bytes are copied both ways without being parsed (HTTP framing stays with
- * `Deno.serve`, so the two can never disagree about where a request ends).
- * The handler tells the relay when a request starts and when its response
- * has been delivered; the relay keeps a deadline only while no request is
- * being handled:
+ * A connection is *waiting* while no request of it is being handled: from
+ * its opening until its first request head has been read (`head`), and
+ * from each delivered answer until the next request head has been read
+ * (`idle`). Only waiting connections are timed and only they are ever
+ * closed to make room:
  *
- * - from the connection's first moment, or the first byte after a finished
- *   response, until `Deno.serve` has read the whole head: `header_timeout_ms`;
- * - from a delivered response until the next byte arrives:
- *   `keep_alive_timeout_ms`.
+ * - `head` longer than `header_timeout_ms`, or `idle` longer than
+ *   `keep_alive_timeout_ms`, closes the connection (checked a tenth of the
+ *   shorter timeout apart, at most a second). The HTTP server reads a
+ *   request head whole before the service sees it, so a head that begins
+ *   after an idle spell counts against the keep-alive timeout.
+ * - At `max_connections` open, each new connection closes the one that has
+ *   been waiting longest (once it has waited `SETTLE_MS`, so that its last
+ *   answer is out), and is served once that one is gone; when none is
+ *   waiting, accepting pauses (new clients wait in the kernel's queue)
+ *   until one closes or becomes idle.
+ * - A failed accept (e.g. out of descriptors) never stops the service: it
+ *   is logged at most once a second, the longest-waiting connection is
+ *   closed when descriptors ran out, and accepting resumes after a back-off
+ *   of 10 ms doubling to 1 s.
  *
- * While a request is being handled there is no deadline here: slow bodies
- * have their own 408 (`BODY_TIMEOUT_MS`) and renders `RENDER_TIMEOUT_MS`.
- * Deadlines are checked a tenth of the shorter timeout apart, at most a
- * second, so a connection is cut up to that much after its deadline.
+ * While a request is being handled nothing here times it: slow bodies have
+ * their own 408 (`BODY_TIMEOUT_MS`) and renders `RENDER_TIMEOUT_MS`.
  *
  * @module
  */
+import {
+  check_connection_serving,
+  type ConnectionRequestInfo,
+  serve_connection,
+  type ServedConnection,
+} from "./deno_http_connection.ts";
 
-/** Timeouts of {@link start_connection_guard}. */
+/** Settings of {@link start_connection_guard}. */
 export interface ConnectionGuardOptions {
   /** Public address to listen on. */
   hostname: string;
   /** Public port (0 picks a free one). */
   port: number;
-  /** Longest a request head may take to arrive, in ms; 0: no limit. */
+  /** Longest a connection may wait for its first request head, in ms; 0: no limit. */
   header_timeout_ms: number;
   /** Longest a connection may sit idle between requests, in ms; 0: no limit. */
   keep_alive_timeout_ms: number;
+  /** Most connections open at once. */
+  max_connections: number;
+  /**
+   * Accepts from this listener instead of listening on `hostname:port`
+   * (tests of failing accepts).
+   */
+  listener?: Deno.Listener<Deno.TcpConn>;
+  /** Where accept failures are reported (default `console.error`). */
+  log_error?: (message: string) => void;
 }
 
-/** The handler `Deno.serve` runs behind the guard. */
+/** The handler the guard serves each request with. */
 export type GuardedHandler = (
   request: Request,
-  info: { remoteAddr: Deno.Addr },
+  info: ConnectionRequestInfo,
 ) => Response | Promise<Response>;
 
-/** A running guard with the server behind it. */
+/** A running guard. */
 export interface ConnectionGuard {
   /** The public address. */
   address: Deno.NetAddr;
-  /** Stops accepting, lets in-flight requests finish, closes every connection. */
+  /** Connections open now. */
+  readonly open_connections: number;
+  /**
+   * Stops accepting, answers every request already received with
+   * `Connection: close`, closes idle connections, and resolves when every
+   * connection is closed.
+   */
   shutdown(): Promise<void>;
 }
 
-// Each direction of a connection keeps only a small buffer of its own: it is
-// what a read waits in while the connection is idle, which is most of its
-// life. A read that fills it means more bytes are already waiting; those are
-// read into a larger buffer lent from a pool shared by all connections and
-// handed back as soon as a read comes back short. A connection thus holds a
-// large buffer only while bytes stream through it (or while a sender stalls
-// mid-message), not for its whole life. The small sizes fit a typical
-// request (a few KB) and a typical answer (an invoice PDF of ~16 KB with its
-// head) in one read each.
-const SMALL_IN_BYTES = 4 * 1024;
-const SMALL_OUT_BYTES = 20 * 1024;
-const LARGE_BUFFER_BYTES = 32 * 1024;
-// Large buffers kept for reuse (at most 2 MiB); more are made when all are
-// lent out, and dropped again when they come back.
-const POOL_KEEPS = 64;
-type Buffer = Uint8Array<ArrayBuffer>;
-const large_buffers: Buffer[] = [];
+/**
+ * How long a connection that was waiting when shutdown began may still
+ * send a request: a keep-alive client under load sends its next request
+ * within milliseconds of its last answer, and that request is answered
+ * rather than cut.
+ */
+export const DRAIN_WAIT_MS = 1_000;
 
-function borrow_large_buffer(): Buffer {
-  return large_buffers.pop() ?? new Uint8Array(LARGE_BUFFER_BYTES);
-}
+/**
+ * How long a connection must have waited before it is cut to make room:
+ * an answer handed to the HTTP server is written out within moments, and
+ * cutting the connection sooner could lose it.
+ */
+const SETTLE_MS = 100;
 
-function return_large_buffer(buffer: Buffer): void {
-  if (large_buffers.length < POOL_KEEPS) large_buffers.push(buffer);
-}
+const ACCEPT_BACKOFF_MIN_MS = 10;
+const ACCEPT_BACKOFF_MAX_MS = 1_000;
+const ACCEPT_LOG_INTERVAL_MS = 1_000;
 
-/** What a connection is waiting for while no request is being handled. */
-type Waiting = "head" | "next_request" | "response";
+type Queue = "head" | "idle";
 
-/** One client connection and its loopback twin. */
+/**
+ * Where a connection is: waiting for its first request head, idle between
+ * requests, busy with requests, or cut (closed at once, not yet gone).
+ */
+type State = Queue | "busy" | "cut";
+
+/** One accepted connection. */
 class GuardedConnection {
-  // When the connection is cut unless something happens first (ms since
-  // the epoch); 0: not timed. Checked by the guard's sweep.
-  #deadline = 0;
-  #waiting: Waiting = "head";
-  #active = 0;
-  #closed = false;
-  // Client bytes since the last answer was delivered (or since opening).
-  #heard = false;
-  #draining = false;
+  state: State = "head";
+  /** When it entered its state (ms since the epoch). */
+  since = Date.now();
+  /** Requests being handled. */
+  active = 0;
+  /** Its next answer ends it: `Connection: close`, then closed. */
+  closing = false;
 
-  constructor(
-    readonly client: Deno.TcpConn,
-    readonly upstream: Deno.TcpConn,
-    readonly options: ConnectionGuardOptions,
-    readonly on_close: () => void,
-  ) {
-    // A connection that never sends a complete head is cut like a slow one.
-    this.#wait("head", options.header_timeout_ms);
-  }
+  constructor(readonly served: ServedConnection) {}
+}
 
-  /** `Deno.serve` has read a request head on this connection. */
-  request_started(): void {
-    this.#active += 1;
-    this.#wait("response", undefined);
-  }
+/** Reports accept failures at most once per interval, with a count of the rest. */
+class ThrottledLog {
+  #last = -Infinity;
+  #suppressed = 0;
 
-  /** A response on this connection has been delivered (or given up). */
-  request_finished(): void {
-    this.#active -= 1;
-    if (this.#active === 0) {
-      this.#heard = false;
-      this.#wait("next_request", this.options.keep_alive_timeout_ms);
-      if (this.#draining) this.#end_requests();
+  constructor(readonly write: (message: string) => void) {}
+
+  report(message: string): void {
+    const now = Date.now();
+    if (now - this.#last < ACCEPT_LOG_INTERVAL_MS) {
+      this.#suppressed += 1;
+      return;
     }
+    const more = this.#suppressed > 0
+      ? ` (${this.#suppressed} more since the last report)`
+      : "";
+    this.#last = now;
+    this.#suppressed = 0;
+    this.write(`${message}${more}`);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function descriptors_ran_out(error: unknown): boolean {
+  const text = String((error as Error)?.message ?? error);
+  return /EMFILE|ENFILE|too many open files|os error 2[34]\b/i.test(text);
+}
+
+function first<T>(set: Set<T>): T | undefined {
+  for (const item of set) return item;
+  return undefined;
+}
+
+/** `response` with `Connection: close` (a copy when its headers are immutable). */
+function with_connection_close(response: Response): Response {
+  try {
+    response.headers.set("Connection", "close");
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set("Connection", "close");
+    return copy;
+  }
+}
+
+/** The open connections, what each is doing, and which may be closed. */
+class ConnectionTable {
+  readonly open = new Set<GuardedConnection>();
+  // Waiting connections of each kind in the order they began waiting: the
+  // front is the first to time out and the first to make room.
+  readonly queues: Record<Queue, Set<GuardedConnection>> = {
+    head: new Set(),
+    idle: new Set(),
+  };
+  /** Connections cut and not yet gone. */
+  #cut = 0;
+  #settle_timer: ReturnType<typeof setTimeout> | undefined;
+  #changed: (() => void) | undefined;
+  #emptied: (() => void) | undefined;
+
+  constructor(readonly max: number) {}
+
+  get waiting(): number {
+    return this.queues.head.size + this.queues.idle.size;
+  }
+
+  add(served: ServedConnection): GuardedConnection {
+    const connection = new GuardedConnection(served);
+    this.open.add(connection);
+    this.queues.head.add(connection);
+    return connection;
+  }
+
+  move(connection: GuardedConnection, state: State): void {
+    const from = connection.state;
+    if (from === "head" || from === "idle") {
+      this.queues[from].delete(connection);
+    }
+    if (from === "cut") this.#cut -= 1;
+    if (state === "cut") this.#cut += 1;
+    connection.state = state;
+    connection.since = Date.now();
+    if (state === "head" || state === "idle") {
+      this.queues[state].add(connection);
+      this.wake();
+    }
+  }
+
+  removed(connection: GuardedConnection): void {
+    const from = connection.state;
+    if (from === "head" || from === "idle") {
+      this.queues[from].delete(connection);
+    }
+    if (from === "cut") this.#cut -= 1;
+    this.open.delete(connection);
+    this.wake();
+    if (this.open.size === 0) this.#emptied?.();
+  }
+
+  /** Closes a waiting connection at once. */
+  cut(connection: GuardedConnection): void {
+    if (connection.closing) return;
+    this.move(connection, "cut");
+    connection.served.close();
   }
 
   /**
-   * Shutting down: no new request on this connection. An idle one ends now;
-   * a busy one, or one whose next request is already arriving, once that
-   * answer is delivered.
+   * The connection that has waited longest, if it has waited at least
+   * `settled_ms` (its last answer has been written out by then).
    */
-  drain(): void {
-    this.#draining = true;
-    if (this.#active === 0 && !this.#heard) this.#end_requests();
+  longest_waiting(settled_ms: number): GuardedConnection | undefined {
+    const head = first(this.queues.head);
+    const idle = first(this.queues.idle);
+    const oldest = head && idle
+      ? (head.since <= idle.since ? head : idle)
+      : head ?? idle;
+    if (!oldest || Date.now() - oldest.since < settled_ms) return undefined;
+    return oldest;
   }
 
-  // `Deno.serve` reads end-of-stream, finishes what it is writing and
-  // closes; the relay forwards the rest of the answer and then closes too.
-  #end_requests(): void {
-    if (this.#upstream_write_ended) return;
-    this.#upstream_write_ended = true;
-    this.upstream.closeWrite().catch(() => this.close());
-  }
-
-  #upstream_write_ended = false;
-
-  /** Bytes came from the client. */
-  client_sent(): void {
-    this.#heard = true;
-    // The first byte after an idle spell starts the head clock; later bytes
-    // do not restart it, so a head sent a byte at a time is still cut.
-    if (this.#waiting === "next_request") {
-      this.#wait("head", this.options.header_timeout_ms);
+  /**
+   * True if one more connection fits; otherwise cuts the connection that
+   * has waited longest, if any, and returns false (room comes when it is
+   * gone).
+   */
+  make_room(): boolean {
+    if (this.open.size < this.max) return true;
+    // One cut at a time: the last one is still going.
+    if (this.#cut > 0) return false;
+    const oldest = this.longest_waiting(SETTLE_MS);
+    if (oldest) this.cut(oldest);
+    else if (this.waiting > 0 && this.#settle_timer === undefined) {
+      // Look again once the longest-waiting one has settled.
+      this.#settle_timer = setTimeout(() => {
+        this.#settle_timer = undefined;
+        this.wake();
+      }, SETTLE_MS);
     }
+    return false;
   }
 
-  // A deadline instead of a timer per wait: setting and clearing a timer
-  // twice per request cost more than the rest of the bookkeeping.
-  #wait(waiting: Waiting, timeout_ms: number | undefined): void {
-    this.#waiting = waiting;
-    this.#deadline = timeout_ms && !this.#closed ? Date.now() + timeout_ms : 0;
+  /** Resolves when a connection closes or starts waiting. */
+  changed(): Promise<void> {
+    return new Promise<void>((resolve) => this.#changed = resolve);
   }
 
-  /** Closes the connection if its deadline has passed. */
-  close_if_overdue(now: number): void {
-    if (this.#deadline !== 0 && now >= this.#deadline) this.close();
+  /** Resolves when no connection is open. */
+  emptied(): Promise<void> {
+    if (this.open.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#emptied = resolve);
   }
 
-  /** {@link request_finished} for `info.completed` (one function per connection, not two per request). */
-  readonly finished = (): void => this.request_finished();
-
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#wait("response", undefined);
-    for (const conn of [this.client, this.upstream]) {
-      try {
-        conn.close();
-      } catch {
-        // Already closed by the other direction.
-      }
-    }
-    this.on_close();
+  wake(): void {
+    this.#changed?.();
+    this.#changed = undefined;
   }
 
-  /** Copies client → server; a client that half-closes still gets its answers. */
-  async pump_in(): Promise<void> {
-    const small = new Uint8Array(SMALL_IN_BYTES);
-    let buffer = small;
-    try {
-      while (true) {
-        const read = await this.client.read(buffer);
-        if (read === null) break;
-        this.client_sent();
-        // Past shutdown's end of requests, new bytes are not forwarded; the
-        // answer still on its way out is not cut for them.
-        if (!this.#upstream_write_ended) {
-          try {
-            const written = await this.upstream.write(whole(buffer, read));
-            if (written < read) {
-              await write_rest(this.upstream, buffer, written, read);
-            }
-          } catch {
-            // The server stopped reading (e.g. it refused oversized headers):
-            // its answer is still forwarded by pump_out, which then closes.
-            this.#upstream_write_ended = true;
-          }
-        }
-        buffer = next_buffer(buffer, read, small);
-      }
-      this.#end_requests();
-    } catch {
-      this.close();
-    } finally {
-      if (buffer !== small) return_large_buffer(buffer);
-    }
-  }
-
-  /** Copies server → client; the server closing ends the pair. */
-  async pump_out(): Promise<void> {
-    const small = new Uint8Array(SMALL_OUT_BYTES);
-    let buffer = small;
-    try {
-      while (true) {
-        const read = await this.upstream.read(buffer);
-        if (read === null) break;
-        const written = await this.client.write(whole(buffer, read));
-        if (written < read) {
-          await write_rest(this.client, buffer, written, read);
-        }
-        buffer = next_buffer(buffer, read, small);
-      }
-    } catch {
-      // Either side went away: close both.
-    } finally {
-      if (buffer !== small) return_large_buffer(buffer);
-    }
-    this.close();
+  stop(): void {
+    clearTimeout(this.#settle_timer);
   }
 }
 
 /**
- * The buffer for a pump's next read, after `read` bytes came into `buffer`
- * and were written on: a read that filled it means more is waiting, so the
- * next one goes into a large buffer; a short one means the sender paused, so
- * a large buffer goes back to the pool and the wait is in the small one.
- * (Everything read is written on before the next read, so no byte is held
- * back while a read waits.)
+ * Listens on the public address and serves every connection with
+ * `handler`; the handler sees each request's client address.
  */
-function next_buffer(
-  buffer: Buffer,
-  read: number,
-  small: Buffer,
-): Buffer {
-  if (read === buffer.length) {
-    return buffer === small ? borrow_large_buffer() : buffer;
-  }
-  if (buffer !== small) return_large_buffer(buffer);
-  return small;
-}
-
-/** The first `length` bytes of `buffer` (no new view when that is all of it). */
-function whole(buffer: Buffer, length: number): Buffer {
-  return length === buffer.length ? buffer : buffer.subarray(0, length);
-}
-
-/** Writes bytes `written` to `length` of `buffer` (after a short write). */
-async function write_rest(
-  conn: Deno.Conn,
-  buffer: Buffer,
-  written: number,
-  length: number,
-): Promise<void> {
-  while (written < length) {
-    written += await conn.write(buffer.subarray(written, length));
-  }
-}
-
-/**
- * Starts `Deno.serve` on a private loopback port with `handler`, and the
- * guard on the public address in front of it. The handler sees each
- * request's real client address.
- */
-export async function start_connection_guard(
+export function start_connection_guard(
   handler: GuardedHandler,
   options: ConnectionGuardOptions,
-): Promise<ConnectionGuard> {
-  if (!options.header_timeout_ms && !options.keep_alive_timeout_ms) {
-    return await serve_unguarded(handler, options);
-  }
-  // Keyed by the local port of our loopback connection, which is the remote
-  // port `Deno.serve` reports for the request.
-  const connections = new Map<number, GuardedConnection>();
-  const pumps = new Set<Promise<void>>();
-  const accepts = new Set<Promise<void>>();
-  const { promise: listening, resolve } = Promise.withResolvers<
-    Deno.NetAddr
-  >();
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: (address) => resolve(address as Deno.NetAddr),
-  }, (request, info) => {
-    const remote = info.remoteAddr;
-    const guarded = connections.get(remote.port);
-    if (!guarded) return handler(request, { remoteAddr: remote });
-    guarded.request_started();
-    info.completed.then(guarded.finished, guarded.finished);
-    return handler(request, { remoteAddr: guarded.client.remoteAddr });
-  });
-  const upstream_address = await listening;
-  const listener = Deno.listen({
+): ConnectionGuard {
+  check_connection_serving();
+  const listener = options.listener ?? Deno.listen({
     hostname: options.hostname,
     port: options.port,
   });
+  const table = new ConnectionTable(options.max_connections);
+  const log = new ThrottledLog(options.log_error ?? console.error);
+  let stopping = false;
+  let draining = false;
+
+  function request_started(connection: GuardedConnection): void {
+    connection.active += 1;
+    if (connection.state === "head" || connection.state === "idle") {
+      table.move(connection, "busy");
+    }
+    if (draining) end_after_answer(connection);
+  }
+
+  function request_finished(connection: GuardedConnection): void {
+    connection.active -= 1;
+    if (connection.active > 0 || connection.state !== "busy") return;
+    if (!connection.closing) table.move(connection, "idle");
+  }
+
+  function end_after_answer(connection: GuardedConnection): void {
+    if (connection.closing) return;
+    connection.closing = true;
+    connection.served.close_after_response();
+  }
+
+  function serve(conn: Deno.TcpConn): void {
+    conn.setNoDelay(true);
+    const connection = table.add(
+      serve_connection(conn, async (request, info) => {
+        request_started(connection);
+        info.completed.then(finished, finished);
+        const response = await handler(request, info);
+        return connection.closing ? with_connection_close(response) : response;
+      }),
+    );
+    const finished = () => request_finished(connection);
+    connection.served.finished.then(() => table.removed(connection));
+  }
+
+  const timeout_of: Record<Queue, number> = {
+    head: options.header_timeout_ms || Infinity,
+    idle: options.keep_alive_timeout_ms || Infinity,
+  };
   // Deadlines are checked a tenth of the shorter timeout apart (at most a
   // second), so a connection is cut at most that much after its deadline.
-  const shorter = Math.min(
-    ...[options.header_timeout_ms, options.keep_alive_timeout_ms].filter(
-      (timeout) => timeout > 0,
-    ),
-  );
+  const shorter = Math.min(timeout_of.head, timeout_of.idle, 10_000);
   const sweep = setInterval(() => {
     const now = Date.now();
-    for (const guarded of connections.values()) guarded.close_if_overdue(now);
-  }, Math.max(10, Math.min(1_000, Math.floor(shorter / 10))));
-  const accepting = (async () => {
-    for await (const client of listener) {
-      const accepted = accept(client).catch(() => client.close());
-      accepts.add(accepted);
-      accepted.finally(() => accepts.delete(accepted));
+    for (const queue of ["head", "idle"] as const) {
+      for (const connection of table.queues[queue]) {
+        if (now - connection.since < timeout_of[queue]) break;
+        table.cut(connection);
+      }
     }
-  })().catch(() => {
-    // The listener was closed by shutdown.
-  });
+  }, Math.max(10, Math.floor(shorter / 10)));
 
-  async function accept(client: Deno.TcpConn): Promise<void> {
-    client.setNoDelay(true);
-    const upstream = await Deno.connect({
-      hostname: upstream_address.hostname,
-      port: upstream_address.port,
-    });
-    upstream.setNoDelay(true);
-    const port = (upstream.localAddr as Deno.NetAddr).port;
-    const guarded = new GuardedConnection(
-      client,
-      upstream,
-      options,
-      () => connections.delete(port),
-    );
-    connections.set(port, guarded);
-    for (const pump of [guarded.pump_in(), guarded.pump_out()]) {
-      pumps.add(pump);
-      pump.finally(() => pumps.delete(pump));
+  async function accept_loop(): Promise<void> {
+    let backoff = ACCEPT_BACKOFF_MIN_MS;
+    while (!stopping) {
+      // Every connection busy: leave new clients in the kernel's queue.
+      if (table.open.size >= table.max && table.waiting === 0) {
+        await table.changed();
+        continue;
+      }
+      let conn: Deno.TcpConn;
+      try {
+        conn = await listener.accept();
+      } catch (error) {
+        if (stopping) break;
+        log.report(
+          `Accepting a connection failed (${table.open.size} open): ${
+            (error as Error)?.message ?? error
+          }; retrying in ${backoff} ms`,
+        );
+        if (descriptors_ran_out(error)) {
+          const oldest = table.longest_waiting(0);
+          if (oldest) table.cut(oldest);
+        }
+        await sleep(backoff);
+        backoff = Math.min(backoff * 2, ACCEPT_BACKOFF_MAX_MS);
+        continue;
+      }
+      backoff = ACCEPT_BACKOFF_MIN_MS;
+      // Every connection became busy meanwhile: this one waits its turn.
+      while (!stopping && !table.make_room()) await table.changed();
+      if (stopping) {
+        conn.close();
+        break;
+      }
+      try {
+        serve(conn);
+      } catch (error) {
+        // The connection broke before it could be served.
+        log.report(`Serving a new connection failed: ${error}`);
+        try {
+          conn.close();
+        } catch {
+          // Already closed.
+        }
+      }
     }
   }
+  const accepting = accept_loop();
 
-  return {
-    address: listener.addr,
-    async shutdown() {
+  async function drain(): Promise<void> {
+    stopping = true;
+    draining = true;
+    try {
       listener.close();
-      await accepting;
-      await Promise.all(accepts);
-      // Every pair ends by itself once its last answer is delivered (or its
-      // head times out); only then is the server behind them stopped.
-      for (const guarded of connections.values()) guarded.drain();
-      await Promise.all(pumps);
-      clearInterval(sweep);
-      await server.shutdown();
-    },
-  };
-}
+    } catch {
+      // Already closed.
+    }
+    table.wake();
+    await accepting;
+    for (const connection of table.open) {
+      if (connection.state === "busy") end_after_answer(connection);
+    }
+    // A waiting connection that sends nothing more soon is closed.
+    const drain_timer = setTimeout(() => {
+      for (const queue of ["head", "idle"] as const) {
+        for (const connection of table.queues[queue]) table.cut(connection);
+      }
+    }, DRAIN_WAIT_MS);
+    await table.emptied();
+    clearTimeout(drain_timer);
+    clearInterval(sweep);
+    table.stop();
+  }
 
-// Both timeouts off (a load balancer in front enforces them): `Deno.serve`
-// on the public address itself, without the relay's cost per request.
-async function serve_unguarded(
-  handler: GuardedHandler,
-  options: ConnectionGuardOptions,
-): Promise<ConnectionGuard> {
-  const { promise: listening, resolve } = Promise.withResolvers<
-    Deno.NetAddr
-  >();
-  const server = Deno.serve({
-    hostname: options.hostname,
-    port: options.port,
-    onListen: (address) => resolve(address as Deno.NetAddr),
-  }, (request, info) => handler(request, { remoteAddr: info.remoteAddr }));
+  let drained: Promise<void> | undefined;
   return {
-    address: await listening,
-    shutdown: () => server.shutdown(),
+    address: listener.addr as Deno.NetAddr,
+    get open_connections() {
+      return table.open.size;
+    },
+    shutdown() {
+      drained ??= drain();
+      return drained;
+    },
   };
 }

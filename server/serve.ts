@@ -5,6 +5,11 @@ import { type Database, observe_statements, open_database } from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
 import { create_billing } from "./billing.ts";
 import { start_connection_guard } from "./connection_guard.ts";
+import {
+  connection_cap,
+  type ConnectionCap,
+  open_files_limit,
+} from "./connection_limit.ts";
 import type { Config } from "./config.ts";
 import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
@@ -37,7 +42,12 @@ export interface RunningServer {
   port: number;
   database: Database;
   handler: Handler;
-  /** Stops accepting, finishes in-flight requests, closes the database. */
+  /** Most connections open at once (`MAX_CONNECTIONS` or its default). */
+  connection_cap: ConnectionCap;
+  /**
+   * Stops accepting, answers the requests already received (with
+   * `Connection: close`), closes the database.
+   */
   shutdown(): Promise<void>;
 }
 
@@ -143,11 +153,13 @@ export async function start_server(
     trusted_proxies: config.trusted_proxies,
     log,
   });
-  const guard = await start_connection_guard(handler, {
+  const cap = connection_cap(config.max_connections, open_files_limit());
+  const guard = start_connection_guard(handler, {
     hostname: config.host,
     port: config.port,
     header_timeout_ms: config.header_timeout_ms,
     keep_alive_timeout_ms: config.keep_alive_timeout_ms,
+    max_connections: cap.max_connections,
   });
   const address = guard.address;
   const host = address.hostname.includes(":")
@@ -159,6 +171,7 @@ export async function start_server(
     port: address.port,
     database,
     handler,
+    connection_cap: cap,
     shutdown() {
       closing ??= (async () => {
         await guard.shutdown();

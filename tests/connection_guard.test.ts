@@ -1,113 +1,276 @@
 /**
- * The connection guard's relay (server/connection_guard.ts) on its own:
- * requests and answers of every size around its buffer sizes pass through
- * whole and in order on one keep-alive connection, and none is held back
- * when a read exactly fills a buffer (the next read then waits with bytes
- * already forwarded). The timeouts themselves are tested over the service in
- * http_connection_timeouts.test.ts.
+ * The connection guard (server/connection_guard.ts) on its own, with a
+ * small handler: answers of every size pass whole; at the connection cap
+ * the connection waiting longest is closed first and busy ones never are;
+ * failed accepts are survived, logged at most once a second and retried;
+ * shutdown answers every request already received with `Connection:
+ * close`. Deadlines over the whole service are tested in
+ * http_connection_timeouts.test.ts, floods in connection_flood.test.ts.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { start_connection_guard } from "../server/connection_guard.ts";
-import { type HttpAnswer, HttpConnection } from "./bench/http_client.ts";
+import {
+  type ConnectionGuard,
+  type ConnectionGuardOptions,
+  DRAIN_WAIT_MS,
+  start_connection_guard,
+} from "../server/connection_guard.ts";
+import { RawConnection } from "./helpers/raw_http.ts";
 
-const encoder = new TextEncoder();
-// Longer than any answer on loopback may take; a held-back byte shows as
-// this wait running out instead of the test hanging.
-const ANSWER_LIMIT_MS = 5_000;
+const GET = (path: string) =>
+  `GET ${path} HTTP/1.1\r\nHost: guard.test\r\n\r\n`;
 
-function pattern(length: number, seed: number): Uint8Array<ArrayBuffer> {
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function pattern(length: number): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(length);
-  for (let index = 0; index < length; index++) {
-    bytes[index] = (index * 31 + seed) & 0xff;
-  }
+  for (let index = 0; index < length; index++) bytes[index] = index * 31;
   return bytes;
 }
 
-function post(path: string, body: Uint8Array): Uint8Array {
-  const head = encoder.encode(
-    `POST ${path} HTTP/1.1\r\nHost: guard.test\r\n` +
-      `Content-Length: ${body.length}\r\n\r\n`,
-  );
-  const bytes = new Uint8Array(head.length + body.length);
-  bytes.set(head);
-  bytes.set(body, head.length);
-  return bytes;
-}
-
-async function answer_in_time(
-  connection: HttpConnection,
-  request: Uint8Array,
-): Promise<HttpAnswer> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      connection.request(request),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`no answer in ${ANSWER_LIMIT_MS} ms`)),
-          ANSWER_LIMIT_MS,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-Deno.test("relay: requests and answers of every size around the buffer sizes arrive whole, none held back", async () => {
-  // `/echo` answers the body; `/sized/N` answers N pattern bytes for any body.
-  const guard = await start_connection_guard(async (request) => {
-    const body = new Uint8Array(await request.arrayBuffer());
-    const sized = /^\/sized\/(\d+)$/.exec(new URL(request.url).pathname);
-    return new Response(sized ? pattern(Number(sized[1]), 7) : body);
+/**
+ * A guard whose handler answers `/sized/N` with N bytes, `/echo` with the
+ * body, and holds `/slow/NAME` until `release(NAME)`.
+ */
+function start(options: Partial<ConnectionGuardOptions> = {}) {
+  const held = new Map<string, () => void>();
+  const started = new Set<string>();
+  const guard: ConnectionGuard = start_connection_guard(async (request) => {
+    const path = new URL(request.url).pathname;
+    const sized = /^\/sized\/(\d+)$/.exec(path);
+    if (sized) return new Response(pattern(Number(sized[1])));
+    if (path === "/echo") return new Response(await request.arrayBuffer());
+    const slow = /^\/slow\/(\w+)$/.exec(path);
+    if (slow) {
+      started.add(slow[1]);
+      await new Promise<void>((resolve) => held.set(slow[1], resolve));
+    }
+    return new Response(`answer ${path}`);
   }, {
     hostname: "127.0.0.1",
     port: 0,
-    header_timeout_ms: 10_000,
-    keep_alive_timeout_ms: 10_000,
+    header_timeout_ms: 60_000,
+    keep_alive_timeout_ms: 60_000,
+    max_connections: 1_000,
+    ...options,
   });
-  const connection = await HttpConnection.open({
-    hostname: "127.0.0.1",
+  return {
+    guard,
     port: guard.address.port,
-  });
+    /** Waits until the handler holds `/slow/NAME`. */
+    async holding(name: string): Promise<void> {
+      while (!started.has(name)) await sleep(5);
+    },
+    release(name: string): void {
+      held.get(name)?.();
+    },
+  };
+}
+
+Deno.test("answers and request bodies of every size arrive whole on one keep-alive connection", async () => {
+  const { guard, port } = start();
+  const client = await RawConnection.open(port);
   try {
-    // Requests whose whole size (head and body) is 4 KiB and around it,
-    // around 36 KiB (small buffer plus one large one), and much larger.
-    const head_length = post("/echo", new Uint8Array(1000)).length - 1000;
-    const request_sizes = [
-      ...[-2, -1, 0, 1, 2].map((delta) => 4096 + delta),
-      ...[-1, 0, 1].map((delta) => 4096 + 32768 + delta),
-      300_000,
-    ];
-    for (const [seed, total] of request_sizes.entries()) {
-      const body = pattern(total - head_length, seed);
-      const answer = await answer_in_time(connection, post("/echo", body));
-      assertEquals(answer.status, 200);
-      assertEquals(answer.body, body, `request of ${total} bytes`);
+    for (const size of [0, 1, 4095, 4096, 65_537, 1_000_000]) {
+      await client.send(GET(`/sized/${size}`));
+      const answer = await client.answer();
+      assertEquals(answer?.status, 200);
+      assertEquals(answer?.body, pattern(size), `answer of ${size} bytes`);
     }
-    // Answers whose bodies sweep past 20 KiB and 52 KiB (small buffer, and
-    // small plus one large one) whatever the length of the answer's head.
-    const answer_sizes = [
-      ...Array.from({ length: 300 }, (_, index) => 20480 - 300 + index),
-      ...Array.from({ length: 300 }, (_, index) => 53248 - 300 + index),
-      1_000_000,
-    ];
-    for (const size of answer_sizes) {
-      const answer = await answer_in_time(
-        connection,
-        post(`/sized/${size}`, new Uint8Array(0)),
-      );
-      assertEquals(answer.status, 200);
-      assert(
-        answer.body.length === size &&
-          answer.body.every((byte, index) =>
-            byte === ((index * 31 + 7) & 0xff)
-          ),
-        `answer of ${size} bytes arrived as ${answer.body.length}`,
+    const body = pattern(300_000);
+    await client.send(
+      `POST /echo HTTP/1.1\r\nHost: guard.test\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    await client.send(body);
+    assertEquals((await client.answer())?.body, body);
+  } finally {
+    client.close();
+    await guard.shutdown();
+  }
+});
+
+Deno.test("at MAX_CONNECTIONS the connection waiting longest is closed first, busy ones never", async () => {
+  const { guard, port, holding, release } = start({ max_connections: 4 });
+  const clients: RawConnection[] = [];
+  const open = async () => {
+    const client = await RawConnection.open(port);
+    clients.push(client);
+    return client;
+  };
+  try {
+    // Oldest: idle after an answer. Next: half a head. Then one busy with
+    // a slow request, and one more idle.
+    const idle_first = await open();
+    await idle_first.send(GET("/a"));
+    assertEquals((await idle_first.answer())?.status, 200);
+    await sleep(20);
+    const half_head = await open();
+    await half_head.send("GET /b HTTP/1.1\r\nHost: gua");
+    await sleep(20);
+    const busy = await open();
+    await busy.send(GET("/slow/busy"));
+    await holding("busy");
+    const idle_last = await open();
+    await idle_last.send(GET("/c"));
+    assertEquals((await idle_last.answer())?.status, 200);
+    assertEquals(guard.open_connections, 4);
+
+    // A fifth client with a real request is served; the idle one that has
+    // waited longest made room.
+    const fifth = await open();
+    await fifth.send(GET("/d"));
+    assertEquals((await fifth.answer())?.status, 200);
+    assert(await idle_first.closed_within(2_000), "oldest idle not closed");
+    assertEquals(await half_head.closed_within(100), false);
+    // The next one closes the half head, which waited longer than the
+    // later idle ones.
+    const sixth = await open();
+    await sixth.send(GET("/e"));
+    assertEquals((await sixth.answer())?.status, 200);
+    assert(await half_head.closed_within(2_000), "half head not closed");
+    assertEquals(await idle_last.closed_within(100), false);
+    assert(guard.open_connections <= 4, `${guard.open_connections} open`);
+
+    // All four busy: a new client waits (not accepted, not closed) until
+    // one finishes, then is served.
+    for (
+      const [name, client] of [["x", idle_last], ["y", fifth], [
+        "z",
+        sixth,
+      ]] as const
+    ) {
+      await client.send(GET(`/slow/${name}`));
+      await holding(name);
+    }
+    const waiting = await open();
+    await waiting.send(GET("/f"));
+    assertEquals(await waiting.closed_within(300), false);
+    assertEquals(guard.open_connections, 4);
+    release("busy");
+    assertEquals((await busy.answer())?.status, 200);
+    assertEquals((await waiting.answer())?.status, 200);
+    // The busy ones were never closed: each gets its answer.
+    for (
+      const [name, client] of [["x", idle_last], ["y", fifth], [
+        "z",
+        sixth,
+      ]] as const
+    ) {
+      release(name);
+      const answer = await client.answer();
+      assertEquals(
+        new TextDecoder().decode(answer?.body),
+        `answer /slow/${name}`,
       );
     }
   } finally {
-    connection.close();
+    for (const client of clients) client.close();
+    for (const name of ["busy", "x", "y", "z"]) release(name);
+    await guard.shutdown();
+  }
+});
+
+Deno.test("failed accepts: logged at most once a second, the longest-waiting connection closed, accepting resumes", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  // The first accept works; later ones wait for `begin_failing`, then fail
+  // as if descriptors had run out until `failing_until`.
+  const { promise: failing_begun, resolve: begin_failing } = Promise
+    .withResolvers<void>();
+  let failing_until = 0;
+  let accepts = 0;
+  let failures = 0;
+  const failing = {
+    addr: listener.addr,
+    async accept(): Promise<Deno.TcpConn> {
+      accepts += 1;
+      if (accepts > 1) await failing_begun;
+      if (Date.now() < failing_until) {
+        failures += 1;
+        throw new Error("Too many open files (os error 24)");
+      }
+      return await listener.accept();
+    },
+    close: () => listener.close(),
+  } as unknown as Deno.Listener<Deno.TcpConn>;
+  const logged: { at: number; message: string }[] = [];
+  const { guard, port } = start({
+    listener: failing,
+    log_error: (message) => logged.push({ at: Date.now(), message }),
+  });
+  const idle = await RawConnection.open(port);
+  try {
+    await idle.send(GET("/a"));
+    assertEquals((await idle.answer())?.status, 200);
+    const started = Date.now();
+    failing_until = started + 2_500;
+    begin_failing();
+    assert(await idle.closed_within(2_000), "idle connection kept");
+    // A client that connects meanwhile waits in the kernel's queue.
+    const late = await RawConnection.open(port);
+    await late.send(GET("/late"));
+    const answer = await late.answer(10_000);
+    late.close();
+    assertEquals(answer?.status, 200);
+    assert(Date.now() - started >= 2_000);
+    // Back-off: 10 ms doubling to 1 s, so a handful of tries in 2.5 s.
+    assert(failures >= 5 && failures <= 12, `${failures} failed accepts`);
+    assert(logged.length >= 2 && logged.length <= 3, JSON.stringify(logged));
+    for (let index = 1; index < logged.length; index++) {
+      assert(logged[index].at - logged[index - 1].at >= 1_000);
+    }
+    assert(/Too many open files/.test(logged[0].message));
+    assert(/more since the last report/.test(logged[1].message));
+  } finally {
+    idle.close();
+    await guard.shutdown();
+  }
+});
+
+Deno.test("shutdown: requests already received are answered with Connection: close, idle connections closed", async () => {
+  const { guard, port, holding, release } = start();
+  const busy = await RawConnection.open(port);
+  const idle = await RawConnection.open(port);
+  const late = await RawConnection.open(port);
+  const silent = await RawConnection.open(port);
+  try {
+    await busy.send(GET("/slow/busy"));
+    await holding("busy");
+    for (const client of [idle, late]) {
+      await client.send(GET("/a"));
+      assertEquals((await client.answer())?.status, 200);
+    }
+    const started = Date.now();
+    const stopped = guard.shutdown();
+    // No new connections once shutdown began.
+    await sleep(20);
+    const refused = await RawConnection.open(port).then(
+      (client) => (client.close(), false),
+      () => true,
+    );
+    assert(refused, "a new connection was accepted during shutdown");
+    // A keep-alive client's next request, sent just after shutdown began.
+    await late.send(GET("/b"));
+    const late_answer = await late.answer();
+    assertEquals(late_answer?.status, 200);
+    assertEquals(late_answer?.headers.get("connection"), "close");
+    assert(await late.closed_within(1_000));
+    // The request in flight is finished, with Connection: close.
+    release("busy");
+    const busy_answer = await busy.answer();
+    assertEquals(busy_answer?.status, 200);
+    assertEquals(busy_answer?.headers.get("connection"), "close");
+    assert(await busy.closed_within(1_000));
+    // Connections that send nothing are closed shortly after.
+    for (const client of [idle, silent]) {
+      assert(await client.closed_within(DRAIN_WAIT_MS + 2_000));
+    }
+    await stopped;
+    assert(Date.now() - started < DRAIN_WAIT_MS + 2_000);
+    assertEquals(guard.open_connections, 0);
+  } finally {
+    for (const client of [busy, idle, late, silent]) client.close();
+    release("busy");
     await guard.shutdown();
   }
 });

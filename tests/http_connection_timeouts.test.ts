@@ -266,7 +266,7 @@ Deno.test("a busy keep-alive client, a slow body and a long render are not cut",
   }
 });
 
-Deno.test("both timeouts 0: served without the relay, idle connections are left to the load balancer", async () => {
+Deno.test("both timeouts 0: idle connections and slow heads are left to the load balancer", async () => {
   const server = await start_test_server({
     env: { HEADER_TIMEOUT_MS: "0", KEEP_ALIVE_TIMEOUT_MS: "0" },
   });

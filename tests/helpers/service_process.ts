@@ -20,15 +20,38 @@ export const CHECKOUT_DIR = new URL("../../", import.meta.url).pathname;
  * Starts `main.ts` with `env` on a free loopback port and waits until it
  * listens. `deno_args` go before the script (e.g. `--v8-flags=…`);
  * `service_dir` runs another checkout's `main.ts` (from its own directory,
- * with its own `deno.json`), default this one.
+ * with its own `deno.json`), default this one; `open_files` starts it under
+ * that descriptor limit (`ulimit -n`, through `sh`, which `exec`s Deno: the
+ * child's pid stays the service's).
  */
 export async function start_service_process(
   env: Record<string, string>,
-  options: { deno_args?: string[]; service_dir?: string } = {},
+  options: {
+    deno_args?: string[];
+    service_dir?: string;
+    open_files?: number;
+  } = {},
 ): Promise<ServiceProcess> {
   const dir = options.service_dir ?? CHECKOUT_DIR;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...(options.deno_args ?? []), `${dir}/main.ts`],
+  const deno_args = [
+    "run",
+    "-A",
+    ...(options.deno_args ?? []),
+    `${dir}/main.ts`,
+  ];
+  const [command, args] = options.open_files === undefined
+    ? [Deno.execPath(), deno_args]
+    : [
+      "sh",
+      [
+        "-c",
+        `ulimit -n ${options.open_files} && exec "$0" "$@"`,
+        Deno.execPath(),
+        ...deno_args,
+      ],
+    ];
+  const child = new Deno.Command(command, {
+    args,
     cwd: dir,
     env: { PORT: "0", HOST: "127.0.0.1", ...env },
     stdin: "null",

@@ -7,7 +7,7 @@
  * PostgreSQL's pool, the listening socket, files read on demand, worker
  * threads loading modules (a worker that cannot open a file fails). So a
  * quarter of the limit, at least 256, is left for those; the default cap is
- * the rest, at most 10,000 (an idle connection costs about 20 KB of memory),
+ * the rest, at most 10,000 (an idle connection costs about 24 KB of memory),
  * and a `MAX_CONNECTIONS` above the rest is lowered to it.
  *
  * @module

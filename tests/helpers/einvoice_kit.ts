@@ -1,79 +1,56 @@
 /**
- * Runs the e-invoice validation kit (`../shared/einvoice/validate`, or the
- * folder in env var EINVOICE_KIT) over many XML files at once: one Java
- * start per rule set, so a corpus of hundreds of files costs seconds.
+ * Validates many e-invoices at once with the validation kit's official rules,
+ * run in-process by the project's validator (`tests/einvoice_validator/`):
+ * XML Schema, then EN 16931 / Factur-X / XRechnung Schematron. Needs no Java
+ * and nothing outside the repository.
  *
  * @module
  */
-
-const ROOT = new URL("../../", import.meta.url);
-
-/** The kit's folder, or undefined when it is not there. */
-export function einvoice_kit(): string | undefined {
-  const dir = Deno.env.get("EINVOICE_KIT") ??
-    new URL("../shared/einvoice", ROOT).pathname;
-  try {
-    Deno.statSync(`${dir}/validate`);
-    return dir;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Why kit tests are ignored, printed once per test file; undefined when present. */
-export function kit_missing_reason(): string | undefined {
-  if (einvoice_kit() !== undefined) return undefined;
-  const reason =
-    "e-invoice kit not found at ../shared/einvoice (set EINVOICE_KIT): validator tests ignored";
-  console.warn(reason);
-  return reason;
-}
+import {
+  is_fatal,
+  report_lines,
+  summary_line,
+  validate_einvoices,
+  type ValidationResult,
+} from "../einvoice_validator/mod.ts";
 
 /** One validation run's outcome. */
 export interface ValidationRun {
-  /** Exit status 0: no schema error and no fatal rule in any file. */
+  /** No schema error and no fatal rule in any file. */
   ok: boolean;
-  /** Fatal rule and schema failures counted by the kit. */
+  /** Fatal rule and schema failures, counted over all files. */
   fatal: number;
-  /** Files the kit found invalid. */
+  /** Files with a schema error or a fatal rule. */
   invalid_files: number;
-  /** Everything the kit printed. */
+  /** One line per schema error and failed rule, and the summary line. */
   output: string;
+  /** Each file's result, by name. */
+  results: Map<string, ValidationResult>;
 }
 
 /**
- * Validates `files` (name → XML text) against `ruleset` (e.g. "cii+facturx")
- * in one call of the kit.
+ * Validates `files` (name → XML text, or Factur-X PDF bytes) against
+ * `ruleset` (e.g. "cii+facturx").
  */
 export async function validate_xml(
   ruleset: string,
-  files: Map<string, string>,
+  files: Map<string, string | Uint8Array>,
 ): Promise<ValidationRun> {
-  const kit = einvoice_kit();
-  if (kit === undefined) throw new Error("e-invoice kit not found");
-  const dir = await Deno.makeTempDir({ prefix: "einvoice-" });
-  try {
-    const paths: string[] = [];
-    for (const [name, xml] of files) {
-      const path = `${dir}/${name.replace(/[^A-Za-z0-9._-]/g, "_")}.xml`;
-      await Deno.writeTextFile(path, xml);
-      paths.push(path);
-    }
-    const out = await new Deno.Command(`${kit}/validate`, {
-      args: [ruleset, ...paths],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const output = new TextDecoder().decode(out.stdout) +
-      new TextDecoder().decode(out.stderr);
-    const summary = /(\d+) invalid; (\d+) fatal/.exec(output);
-    return {
-      ok: out.code === 0,
-      fatal: summary ? Number(summary[2]) : -1,
-      invalid_files: summary ? Number(summary[1]) : -1,
-      output: output.replaceAll(`${dir}/`, ""),
-    };
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
+  const names = [...files.keys()];
+  const found = await validate_einvoices([...files.values()], ruleset);
+  const lines = found.flatMap((result, index) =>
+    report_lines(names[index], result)
+  );
+  return {
+    ok: found.every((result) => result.valid),
+    fatal: found.reduce(
+      (sum, result) =>
+        sum + result.schema_errors.length +
+        result.failures.filter(is_fatal).length,
+      0,
+    ),
+    invalid_files: found.filter((result) => !result.valid).length,
+    output: [...lines, summary_line(ruleset, found)].join("\n") + "\n",
+    results: new Map(names.map((name, index) => [name, found[index]])),
+  };
 }

@@ -40,6 +40,22 @@ export interface BillingOptions {
   webhook_tolerance_seconds?: number;
 }
 
+/** How far ahead of our clock a webhook's signature may be dated (clock skew). */
+export const WEBHOOK_FUTURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * The `t=` of a `Stripe-Signature` header, read as the `stripe` package reads
+ * it (the last `t` wins), so the timestamp checked is the one that was signed.
+ */
+function signature_timestamp(header: string): number {
+  let timestamp = -1;
+  for (const item of header.split(",")) {
+    const [key, value] = item.split("=");
+    if (key === "t") timestamp = parseInt(value, 10);
+  }
+  return timestamp;
+}
+
 /** What the webhook did with an event. */
 export interface WebhookOutcome {
   received: true;
@@ -472,6 +488,18 @@ export function create_billing(
           `Stripe webhook signature rejected: ${
             error instanceof Error ? error.message.split("\n")[0] : "invalid"
           }`,
+        );
+      }
+      // Stripe's check bounds only the age; a signature dated ahead would
+      // stay replayable until long after it was made.
+      const signed_at = signature_timestamp(signature);
+      if (
+        !Number.isFinite(signed_at) ||
+        signed_at - now().getTime() / 1000 > WEBHOOK_FUTURE_TOLERANCE_SECONDS
+      ) {
+        throw new ApiError(
+          "invalid_request",
+          `Stripe webhook signature rejected: timestamp more than ${WEBHOOK_FUTURE_TOLERANCE_SECONDS} seconds in the future`,
         );
       }
       if (!(HANDLED_EVENTS as readonly string[]).includes(event.type)) {

@@ -40,16 +40,13 @@ if (import.meta.main) {
     console.error(
       `Mail: SMTP via ${smtp.hostname}:${
         smtp.port || (smtp.protocol === "smtps:" ? 465 : 587)
-      } from ${config.mail_from}`,
+      } from ${config.mail_from}; links point to ${config.public_url}`,
     );
-    if (!config.public_url) {
-      console.error(
-        "Mail: PUBLIC_URL is not set; links in mails use the origin each request came to. Set PUBLIC_URL in production.",
-      );
-    }
   } else {
     console.error(
-      "Mail: SMTP_URL is not set; password-reset and verification mails are written to the log instead of being sent",
+      `Mail: SMTP_URL is not set; password-reset and verification mails are written to the log instead of being sent; links point to ${
+        config.public_url ?? server.url
+      }`,
     );
   }
   if (!config.stripe) {

@@ -156,8 +156,6 @@ export interface Services {
     input: {
       plan: Plan;
       message?: string;
-      /** Where the operator's mail points for the admin API, unless `PUBLIC_URL` is set. */
-      origin?: string;
     },
   ): Promise<UpgradeRequestView>;
   /** Upgrade requests of every account, newest first (the operator's list). */
@@ -199,7 +197,6 @@ export interface Services {
     input: {
       email: string;
       password: string;
-      origin?: string;
       client_address?: string;
     },
     response: ResponseSink,
@@ -218,7 +215,7 @@ export interface Services {
    * nothing either way (no account enumeration). Throws `rate_limited`.
    */
   request_password_reset(
-    input: { email: string; client_address?: string; origin?: string },
+    input: { email: string; client_address?: string },
     response: ResponseSink,
   ): Promise<void>;
   /**
@@ -259,7 +256,6 @@ export interface Services {
       new_email: string;
       current_password: string;
       client_address?: string;
-      origin?: string;
     },
     response: ResponseSink,
   ): Promise<void>;
@@ -291,7 +287,11 @@ export interface ServiceContext {
   binary_pdf: boolean;
   /** The request's `Accept-Language` header: picks the locale of an invoice that names none. */
   accept_language?: string | null;
-  /** Origin of this service as the client reached it, e.g. `https://invoices.example.com`. */
+  /**
+   * `PUBLIC_URL`, else the origin the client reached (its `Host`), e.g.
+   * `https://invoices.example.com`: where Stripe sends this customer back.
+   * Mail never uses it.
+   */
   origin?: string;
   /** The raw `Idempotency-Key` header, if any (checked by the procedure). */
   idempotency_key?: string | null;

@@ -259,7 +259,6 @@ export const app_router = t.router({
         // already has an account: the mail tells the two apart.
         await ctx.services.sign_up({
           ...input,
-          origin: ctx.origin,
           client_address: ctx.client_address,
         }, ctx.response);
         return {
@@ -289,7 +288,6 @@ export const app_router = t.router({
           {
             email: input.email,
             client_address: ctx.client_address,
-            origin: ctx.origin,
           },
           ctx.response,
         );
@@ -353,7 +351,6 @@ export const app_router = t.router({
           new_email: input.new_email,
           current_password: input.current_password,
           client_address: ctx.client_address,
-          origin: ctx.origin,
         }, ctx.response);
         return {
           requested: true as const,
@@ -625,7 +622,7 @@ export const app_router = t.router({
       .mutation(async ({ ctx, input }) => {
         const request = await ctx.services.request_upgrade(
           ctx.principal,
-          { ...input, origin: ctx.origin },
+          input,
         );
         ctx.response.status = 201;
         return request;

@@ -64,7 +64,12 @@ export interface Config {
   signups_per_address_per_hour: number;
   /** Bearer token `/metrics` asks for (`METRICS_TOKEN`); unset: open. */
   metrics_token?: string;
-  /** The service's public origin (`PUBLIC_URL`), for links back from Stripe; default: the request's. */
+  /**
+   * The service's public origin (`PUBLIC_URL`; required with `SMTP_URL`):
+   * links in mail, and where Stripe sends customers back. Unset: mail
+   * (written to the log) links to the address the service listens on, and
+   * Stripe returns to the origin each request reached.
+   */
   public_url?: string;
   /** `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://…`); unset: mail goes to the log. */
   smtp_url?: string;
@@ -320,6 +325,14 @@ export function load_config(
     );
   }
   const smtp_url = parse_smtp_url(get("SMTP_URL"));
+  const public_url = parse_public_url(get("PUBLIC_URL"));
+  if (smtp_url && !public_url) {
+    // Otherwise a reset link would have to name the origin a request
+    // claimed (its Host header), which the requester chooses.
+    throw new ConfigError(
+      "PUBLIC_URL is required with SMTP_URL: links in mail point to it, e.g. PUBLIC_URL=https://invoices.example.com",
+    );
+  }
   const admin_token = get("ADMIN_TOKEN");
   if (admin_token !== undefined && admin_token.length < 16) {
     throw new ConfigError(
@@ -389,7 +402,7 @@ export function load_config(
     request_memory_mb:
       optional_int("REQUEST_MEMORY_MB", { min: 8, max: 65_536 }) ?? 64,
     stripe: parse_stripe(get),
-    public_url: parse_public_url(get("PUBLIC_URL")),
+    public_url,
     metrics_token,
     trusted_proxies,
     signups_per_address_per_hour: optional_int("SIGNUPS_PER_ADDRESS_PER_HOUR", {

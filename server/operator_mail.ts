@@ -19,8 +19,6 @@ export interface UpgradeRequestNotice {
   email_verified: boolean;
   /** Inactive accounts need `subscription_status` too to use the new plan. */
   subscription_status?: "active" | "inactive";
-  /** Where the operator reaches the admin API, e.g. `https://invoices.example.com`. */
-  origin?: string;
 }
 
 /** Mail to the operator. */
@@ -38,8 +36,12 @@ export interface OperatorMailOptions {
   mailer: Mailer;
   /** `OPERATOR_EMAIL`; unset: notices are logged, not mailed. */
   operator_email?: string;
-  /** The public origin for the admin API in mails (`PUBLIC_URL`). */
-  public_url?: string;
+  /**
+   * Where the operator reaches the admin API, e.g.
+   * `https://invoices.example.com`: `PUBLIC_URL`, else the address the
+   * service listens on (never a request's `Host`).
+   */
+  link_origin: () => string;
   /** Where log lines go (default: `console.log`). */
   write_log?: (line: string) => void;
   /** Told when a send fails (default: `console.error`). */
@@ -86,7 +88,7 @@ export function create_operator_mail(
         subject: `Upgrade request: ${request.account_email} asks for ${
           PLANS[request.requested_plan].name
         }`,
-        text: upgrade_request_text(notice, options.public_url),
+        text: upgrade_request_text(notice, options.link_origin()),
       }).catch(on_error).finally(() => pending.delete(running));
       pending.add(running);
     },
@@ -99,10 +101,9 @@ export function create_operator_mail(
 
 function upgrade_request_text(
   notice: UpgradeRequestNotice,
-  public_url: string | undefined,
+  origin: string,
 ): string {
   const { request, usage } = notice;
-  const origin = public_url ?? notice.origin ?? "http://localhost:8000";
   const from = PLANS[request.current_plan];
   const to = PLANS[request.requested_plan];
   const inactive = notice.subscription_status === "inactive";

@@ -94,6 +94,10 @@ export async function start_server(
   const billing = config.stripe
     ? create_billing(database, { stripe: config.stripe, now: options.now })
     : undefined;
+  // Links in mail: PUBLIC_URL (required with SMTP), else the address this
+  // process listens on, known once it is bound; never a request's Host.
+  let listening_url = "";
+  const link_origin = () => config.public_url ?? listening_url;
   const mailer = create_mailer({
     smtp_url: config.smtp_url,
     mail_from: config.mail_from,
@@ -101,13 +105,13 @@ export async function start_server(
   const account_mail = create_account_mail(database, {
     mailer,
     now: options.now ?? (() => new Date()),
-    fallback_origin: config.public_url,
+    link_origin,
     support_email: config.support_email,
   });
   const operator_mail = create_operator_mail({
     mailer,
     operator_email: config.operator_email,
-    public_url: config.public_url,
+    link_origin,
   });
   const services = create_services(timed, {
     account_mail,
@@ -165,9 +169,10 @@ export async function start_server(
   const host = address.hostname.includes(":")
     ? `[${address.hostname}]`
     : address.hostname;
+  listening_url = `http://${host}:${address.port}`;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${address.port}`,
+    url: listening_url,
     port: address.port,
     database,
     handler,

@@ -1126,13 +1126,10 @@ export function create_services(
             // Self-service accounts prove their address by mail first.
             email_verified: options.account_mail === undefined,
           });
-          options.account_mail?.send_verification(account, input.origin);
+          options.account_mail?.send_verification(account);
         } catch (error) {
           if (!(error instanceof store.DuplicateEmailError)) throw error;
-          options.account_mail?.notify_sign_up_attempt(
-            { email: input.email },
-            input.origin,
-          );
+          options.account_mail?.notify_sign_up_attempt({ email: input.email });
         }
       });
     },
@@ -1202,7 +1199,6 @@ export function create_services(
         await account_mail.request_email_change({
           account,
           new_email: input.new_email,
-          origin: input.origin,
         }, response);
       });
     },
@@ -1392,7 +1388,6 @@ export function create_services(
           usage: { used: usage.used, limit: usage.limit },
           email_verified,
           subscription_status: account.subscription_status,
-          origin: input.origin,
         });
         return upgrade_request_view(created.request);
       });

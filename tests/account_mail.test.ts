@@ -373,6 +373,126 @@ Deno.test("password reset: same answer for any address, mailed link, single use,
   }
 });
 
+/**
+ * POSTs JSON over a raw connection with the given `Host` header (fetch
+ * always sends the URL's own); returns the status.
+ */
+async function post_with_host(
+  server: TestServer,
+  path: string,
+  host: string,
+  body: unknown,
+): Promise<number> {
+  const payload = new TextEncoder().encode(JSON.stringify(body));
+  const head = new TextEncoder().encode(
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${payload.length}\r\n` +
+      "Connection: close\r\n\r\n",
+  );
+  const conn = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: server.server.port,
+  });
+  try {
+    const request = new Uint8Array([...head, ...payload]);
+    for (let sent = 0; sent < request.length;) {
+      sent += await conn.write(request.subarray(sent));
+    }
+    let text = "";
+    const decoder = new TextDecoder();
+    const buffer = new Uint8Array(16_384);
+    const deadline = Date.now() + 10_000;
+    while (!/^HTTP\/1\.1 \d{3}/.test(text) && Date.now() < deadline) {
+      const read = await conn.read(buffer);
+      if (read === null) break;
+      text += decoder.decode(buffer.subarray(0, read), { stream: true });
+    }
+    const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
+    if (!status) throw new Error(`no HTTP answer: ${JSON.stringify(text)}`);
+    return Number(status[1]);
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("links in mail never follow the request's Host: PUBLIC_URL with SMTP", async () => {
+  const smtp = await start_smtp_sink();
+  const server = await start_test_server({
+    env: {
+      SMTP_URL: smtp.url,
+      MAIL_FROM,
+      PUBLIC_URL: "https://invoices.example.com",
+    },
+  });
+  try {
+    const email = `host-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    assertEquals(
+      await post_with_host(server, "/trpc/auth.sign_up", "evil.example", {
+        email,
+        password: PASSWORD,
+      }),
+      200,
+    );
+    const verify = link_in(await smtp.next_for(email), "/verify-email");
+    assertEquals(verify.origin, "https://invoices.example.com");
+    assertEquals(
+      await post_with_host(
+        server,
+        "/trpc/auth.request_password_reset",
+        "evil.example",
+        { email },
+      ),
+      200,
+    );
+    const reset = link_in(await smtp.next_for(email), "/reset-password");
+    assertEquals(reset.origin, "https://invoices.example.com");
+  } finally {
+    await server.close();
+    await smtp.close();
+  }
+});
+
+Deno.test("links in mail never follow the request's Host: the listening address without SMTP", async () => {
+  const logged: string[] = [];
+  const console_log = console.log;
+  // The log mailer writes one JSON line per message to console.log.
+  console.log = (...data: unknown[]) => logged.push(data.map(String).join(" "));
+  try {
+    const server = await start_test_server();
+    try {
+      const email = `host-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      const signed_up = await trpc(server, "auth.sign_up", {
+        email,
+        password: PASSWORD,
+      });
+      assertEquals(signed_up.status, 200);
+      await signed_up.body?.cancel();
+      assertEquals(
+        await post_with_host(
+          server,
+          "/trpc/auth.request_password_reset",
+          "evil.example",
+          { email },
+        ),
+        200,
+      );
+      // Shutting down waits for mail still being written.
+      await server.server.shutdown();
+      const reset = logged.map((line) => JSON.parse(line)).find((record) =>
+        record.to === email && /Reset your Ink password/.test(record.subject)
+      );
+      assert(reset, `no reset mail logged:\n${logged.join("\n")}`);
+      const link = /(\S+)\/reset-password\?token=/.exec(reset.text);
+      assertEquals(link?.[1], server.url);
+      assert(!reset.text.includes("evil.example"));
+    } finally {
+      await server.close();
+    }
+  } finally {
+    console.log = console_log;
+  }
+});
+
 Deno.test("without SMTP_URL mail is written to the log", async () => {
   const lines: string[] = [];
   const mailer = create_mailer({

@@ -31,6 +31,18 @@ Deno.test("configuration defaults", () => {
   );
 });
 
+const MAIL = "Ink <no-reply@invoices.example.com>";
+
+Deno.test("with SMTP_URL, PUBLIC_URL is where mailed links point", () => {
+  const config = load_config({
+    SMTP_URL: "smtp://mailer:secret@mail.example:587",
+    MAIL_FROM: MAIL,
+    PUBLIC_URL: "https://invoices.example.com",
+  });
+  assertEquals(config.public_url, "https://invoices.example.com");
+  assertEquals(load_config({}).public_url, undefined, "optional without SMTP");
+});
+
 Deno.test("invalid configuration stops start-up with a clear message", () => {
   const cases: [Record<string, string>, RegExp][] = [
     [{ PORT: "eighty" }, /PORT must be a whole number/],
@@ -47,6 +59,10 @@ Deno.test("invalid configuration stops start-up with a clear message", () => {
     [{ SUPPORT_EMAIL: "help desk" }, /SUPPORT_EMAIL must be an e-mail/],
     [{ OPERATOR_EMAIL: "ops@localhost" }, /OPERATOR_EMAIL must be an e-mail/],
     [{ OPERATOR_EMAIL: "<ops@x.io>" }, /OPERATOR_EMAIL must be an e-mail/],
+    [
+      { SMTP_URL: "smtp://mailer:secret@mail.example:587", MAIL_FROM: MAIL },
+      /PUBLIC_URL is required with SMTP_URL/,
+    ],
   ];
   for (const [env, message] of cases) {
     const error = assertThrows(() => load_config(env), ConfigError);
@@ -65,5 +81,20 @@ Deno.test("main.ts exits 1 with the message on invalid configuration", async () 
   assertMatch(
     new TextDecoder().decode(output.stderr),
     /Invalid configuration: PORT must be a whole number/,
+  );
+  const smtp = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../main.ts", import.meta.url).pathname],
+    env: {
+      PORT: "0",
+      SMTP_URL: "smtp://mailer:secret@127.0.0.1:2525",
+      MAIL_FROM: MAIL,
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(smtp.code, 1);
+  assertMatch(
+    new TextDecoder().decode(smtp.stderr),
+    /Invalid configuration: PUBLIC_URL is required with SMTP_URL/,
   );
 });

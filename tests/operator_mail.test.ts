@@ -41,14 +41,13 @@ Deno.test("operator mail: to OPERATOR_EMAIL, Reply-To the customer, with the com
   const mail = create_operator_mail({
     mailer,
     operator_email: "ops@ink.example",
-    public_url: "https://invoices.example.com",
+    link_origin: () => "https://invoices.example.com",
   });
   assertEquals(mail.configured, true);
   mail.upgrade_requested({
     request: REQUEST,
     usage: { used: 150, limit: 150 },
     email_verified: false,
-    origin: "http://ignored.example",
   });
   await mail.idle();
   assertEquals(mailer.sent.length, 1);
@@ -63,7 +62,7 @@ Deno.test("operator mail: to OPERATOR_EMAIL, Reply-To the customer, with the com
   assertMatch(message.text, /150 of 150 invoices used/);
   assertMatch(message.text, /\(not confirmed yet\)/);
   assertMatch(message.text, /About 600 a month/);
-  // PUBLIC_URL wins over the request's origin.
+  // The service's own origin (PUBLIC_URL), never one a request named.
   assert(message.text.includes(
     `curl -X PATCH https://invoices.example.com/admin/accounts/${REQUEST.account_id}`,
   ));
@@ -76,13 +75,13 @@ Deno.test("operator mail: an inactive account's request says so and the commands
   const mail = create_operator_mail({
     mailer,
     operator_email: "ops@ink.example",
+    link_origin: () => "http://127.0.0.1:8000",
   });
   mail.upgrade_requested({
     request: REQUEST,
     usage: { used: 0, limit: 150 },
     email_verified: true,
     subscription_status: "inactive",
-    origin: "http://127.0.0.1:8000",
   });
   await mail.idle();
   const { text } = mailer.sent[0];
@@ -101,6 +100,7 @@ Deno.test("operator mail: without OPERATOR_EMAIL the log says no operator mail i
   const lines: string[] = [];
   const mail = create_operator_mail({
     mailer,
+    link_origin: () => "http://127.0.0.1:8000",
     write_log: (line) => lines.push(line),
   });
   assertEquals(mail.configured, false);
@@ -124,6 +124,7 @@ Deno.test("operator mail: a failing send is reported, never thrown", async () =>
   const mail = create_operator_mail({
     mailer: recording_mailer(true),
     operator_email: "ops@ink.example",
+    link_origin: () => "http://127.0.0.1:8000",
     on_error: (error) => errors.push(error),
   });
   mail.upgrade_requested({

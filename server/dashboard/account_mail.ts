@@ -3,7 +3,8 @@
  * verification and address change. Links carry a random token (only its hash is stored), work
  * once and expire. Requests answer the same whether or not an account
  * exists, and mail is sent in the background so response times do not tell
- * either.
+ * either. Links point to the service's configured origin, never to one a
+ * request named (its `Host` header is the client's to choose).
  *
  * @module
  */
@@ -51,7 +52,7 @@ export const SIGN_UP_NOTICE_LIMIT = {
 export interface AccountMail {
   /** Mails a reset link if the address has an account; throws `rate_limited`. */
   request_password_reset(
-    input: { email: string; client_address?: string; origin?: string },
+    input: { email: string; client_address?: string },
     response: ResponseSink,
   ): Promise<void>;
   /** Sets the password from a reset token and ends all the account's sessions. */
@@ -59,16 +60,13 @@ export interface AccountMail {
     input: { token: string; password: string },
   ): Promise<store.Account>;
   /** Mails a verification link to the account's address (in the background). */
-  send_verification(
-    account: { id: string; email: string },
-    origin?: string,
-  ): void;
+  send_verification(account: { id: string; email: string }): void;
   /**
    * Tells the owner of an existing account that someone tried to sign up
    * with its address, with links to sign in and to reset the password (in
    * the background, rate-limited per address; nothing if no account).
    */
-  notify_sign_up_attempt(input: { email: string }, origin?: string): void;
+  notify_sign_up_attempt(input: { email: string }): void;
   /**
    * Marks the address verified from a verification token, or, from an
    * address-change token, moves the account to the new (now proven) address
@@ -82,11 +80,7 @@ export interface AccountMail {
    * apart. Throws `rate_limited`.
    */
   request_email_change(
-    input: {
-      account: store.Account;
-      new_email: string;
-      origin?: string;
-    },
+    input: { account: store.Account; new_email: string },
     response: ResponseSink,
   ): Promise<void>;
   /** Tells an account's address that the account was deleted (in the background). */
@@ -99,8 +93,11 @@ export interface AccountMail {
 export interface AccountMailOptions {
   mailer: Mailer;
   now: () => Date;
-  /** Where links point when the request's origin is unknown. */
-  fallback_origin?: string;
+  /**
+   * The origin links point to: `PUBLIC_URL`, else the address the service
+   * listens on (read when a mail is written).
+   */
+  link_origin: () => string;
   /** Named in the notice to an old address as whom to contact (`SUPPORT_EMAIL`). */
   support_email?: string;
   /** Told when a background send fails (default: `console.error`). */
@@ -127,14 +124,12 @@ export function create_account_mail(
     pending.add(running);
   }
 
-  function page(origin: string | undefined, path: string): string {
-    return `${
-      origin ?? options.fallback_origin ?? "http://localhost:8000"
-    }${path}`;
+  function page(path: string): string {
+    return `${options.link_origin()}${path}`;
   }
 
-  function link(origin: string | undefined, path: string, token: string) {
-    return `${page(origin, path)}?token=${encodeURIComponent(token)}`;
+  function link(path: string, token: string) {
+    return `${page(path)}?token=${encodeURIComponent(token)}`;
   }
 
   async function limit(
@@ -258,7 +253,7 @@ export function create_account_mail(
             `Someone (hopefully you) asked to reset the password of the Ink account ${account.email}.`,
             "",
             "Choose a new password here (the link works once, for one hour):",
-            link(input.origin, "/reset-password", token),
+            link("/reset-password", token),
             "",
             "If you did not ask for this, ignore this mail: your password stays as it is.",
           ].join("\n"),
@@ -284,7 +279,7 @@ export function create_account_mail(
       return updated ?? account;
     },
 
-    send_verification(account, origin) {
+    send_verification(account) {
       in_background(async () => {
         const token = await store.create_account_token(database, {
           account_id: account.id,
@@ -298,7 +293,7 @@ export function create_account_mail(
           subject: "Confirm your e-mail address for Ink",
           text: [
             `Welcome to Ink. Please confirm that ${account.email} is your address:`,
-            link(origin, "/verify-email", token),
+            link("/verify-email", token),
             "",
             "The link works once, for 48 hours. Until then you can use the dashboard and test keys; live API keys need a confirmed address.",
             "",
@@ -308,7 +303,7 @@ export function create_account_mail(
       });
     },
 
-    notify_sign_up_attempt(input, origin) {
+    notify_sign_up_attempt(input) {
       in_background(async () => {
         const email = store.normalize_email(input.email);
         const hit = await store.hit_rate_limit(database, {
@@ -326,10 +321,10 @@ export function create_account_mail(
             `Someone (perhaps you) tried to create a new Ink account with ${account.email}, which already has an account. No new account was created and nothing was changed.`,
             "",
             "To use your account, sign in:",
-            page(origin, "/signin"),
+            page("/signin"),
             "",
             "If you forgot your password, choose a new one here:",
-            page(origin, "/forgot-password"),
+            page("/forgot-password"),
             "",
             "If it was not you, ignore this mail: your account is safe as it is.",
           ].join("\n"),
@@ -394,7 +389,7 @@ export function create_account_mail(
           subject: "Confirm your new e-mail address for Ink",
           text: [
             `Please confirm that ${new_email} should become the address of the Ink account ${account.email}:`,
-            link(input.origin, "/verify-email", token),
+            link("/verify-email", token),
             "",
             `The link works once, for 24 hours. Until it is opened, the account keeps using ${account.email}.`,
             "",

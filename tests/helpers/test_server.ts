@@ -47,25 +47,54 @@ export interface TestServerOptions extends StartOptions {
 
 let account_counter = 0;
 
-/** Starts a server on 127.0.0.1 with a fresh test database (PGlite or PostgreSQL). */
-export async function start_test_server(
-  options: TestServerOptions = {},
-): Promise<TestServer> {
-  const owns_database = options.test_database === undefined;
-  const test_database = options.test_database ?? await open_test_database();
-  const config: Config = load_config({
+/**
+ * Starts the server on a free loopback port. With `SMTP_URL` and no
+ * `PUBLIC_URL` (which SMTP requires), the port is chosen first and
+ * `PUBLIC_URL` names it, so mailed links lead back to this server; a port
+ * taken meanwhile is retried with another.
+ */
+async function start_on_free_port(
+  options: TestServerOptions,
+  test_database: TestDatabase,
+): Promise<RunningServer> {
+  const env: Record<string, string> = {
     PORT: "0",
     HOST: "127.0.0.1",
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     // Tests sign up many accounts from 127.0.0.1; the limit has its own test.
     SIGNUPS_PER_ADDRESS_PER_HOUR: "1000",
     ...options.env,
-  });
-  const server = await start_server(config, {
-    quiet: true,
-    ...options,
-    database: test_database.database,
-  });
+  };
+  const pick_port = env.SMTP_URL !== undefined && env.PUBLIC_URL === undefined;
+  for (let attempt = 1;; attempt++) {
+    if (pick_port) {
+      const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const port = (probe.addr as Deno.NetAddr).port;
+      probe.close();
+      env.PORT = String(port);
+      env.PUBLIC_URL = `http://127.0.0.1:${port}`;
+    }
+    const config: Config = load_config(env);
+    try {
+      return await start_server(config, {
+        quiet: true,
+        ...options,
+        database: test_database.database,
+      });
+    } catch (error) {
+      if (!pick_port || !(error instanceof Deno.errors.AddrInUse)) throw error;
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+/** Starts a server on 127.0.0.1 with a fresh test database (PGlite or PostgreSQL). */
+export async function start_test_server(
+  options: TestServerOptions = {},
+): Promise<TestServer> {
+  const owns_database = options.test_database === undefined;
+  const test_database = options.test_database ?? await open_test_database();
+  const server = await start_on_free_port(options, test_database);
   const url = server.url;
 
   async function admin(

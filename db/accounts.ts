@@ -223,6 +223,11 @@ export async function delete_account(
         `reset:${email}`,
         `signup-notice:${email}`,
       ]),
+      // `signin-from:<client address>:<email>`; compared exactly, since an
+      // address may hold LIKE's wildcards.
+      sql`(${rate_limit_windows.bucket} like 'signin-from:%' and right(${rate_limit_windows.bucket}, ${
+        email.length + 1
+      }) = ${`:${email}`})`,
     ));
     return { email, months_kept: months.length };
   });

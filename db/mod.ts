@@ -65,15 +65,15 @@ export {
   TEST_API_KEY_PREFIX,
 } from "./api_keys.ts";
 export {
-  hit_rate_limit,
-  type HitRateLimitInput,
   previous_window_weight,
   prune_rate_limit_windows,
-  type RateLimitHit,
   sliding_window_remaining,
   sliding_window_used,
   sliding_window_wait_ms,
   type SlidingWindow,
+  type SlidingWindowTake,
+  take_sliding_window,
+  type TakeSlidingWindowInput,
   window_start_of,
 } from "./rate_limits.ts";
 export {

@@ -1,7 +1,8 @@
 /**
- * Rate-limit counters shared by all app instances: fixed windows
- * ({@linkcode hit_rate_limit}), and the arithmetic of the sliding window the
- * API keys' per-minute limit uses (counted in `authenticate_api_key`).
+ * Rate-limit counters shared by all app instances: one kind of window, a
+ * sliding window over two fixed ones ({@linkcode take_sliding_window}), and
+ * its arithmetic, which the API keys' per-minute limit shares (counted in the
+ * key statement of `authenticate_api_key`).
  *
  * @module
  */
@@ -9,52 +10,90 @@ import { sql } from "drizzle-orm";
 import type { Database } from "./database.ts";
 import { count_deleted, query_rows, to_number } from "./_util.ts";
 
-/** Input for {@linkcode hit_rate_limit}. */
-export interface HitRateLimitInput {
-  /** Counter key, e.g. `signin:<email>` or `account:<uuid>`. */
+/** Input for {@linkcode take_sliding_window}. */
+export interface TakeSlidingWindowInput {
+  /** Counter key, e.g. `signin:<email>` or `preview-day:<uuid>`. */
   bucket: string;
-  /** Time of the request. */
-  now: Date;
-  /** Window length; windows are aligned to multiples of it since the epoch. */
+  /** Events allowed per `window_seconds`. */
+  limit: number;
+  /** Window length; the fixed windows under it are aligned to multiples of it since the epoch. */
   window_seconds: number;
+  /** Time of the event. */
+  now: Date;
 }
 
-/** Counter state after a hit. */
-export interface RateLimitHit {
-  /** Hits in the current window, this one included. */
-  count: number;
-  /** When the current window ends. */
-  reset_at: Date;
+/** The answer of {@linkcode take_sliding_window}. */
+export interface SlidingWindowTake {
+  /** Whether the event fit (and was counted). */
+  allowed: boolean;
+  /** The window as it stands after the event (counted only if allowed). */
+  window: SlidingWindow;
 }
 
 /**
- * Counts one hit in the bucket's current window (one upsert statement) and
- * returns the new count. Deciding whether `count` is over the limit is the
- * caller's job.
+ * Counts one event in the bucket's sliding window if it fits, in one
+ * statement: the condition sits in the upsert's conflict clause, so it is
+ * checked against the current window's latest count, atomically across
+ * instances. A refused event is not counted, so a client that keeps trying
+ * recovers as the window slides.
  */
-export async function hit_rate_limit(
+export async function take_sliding_window(
   database: Database,
-  input: HitRateLimitInput,
-): Promise<RateLimitHit> {
+  input: TakeSlidingWindowInput,
+): Promise<SlidingWindowTake> {
   if (!(input.window_seconds > 0)) {
     throw new RangeError("window_seconds must be positive");
   }
-  // The window is computed here rather than with date_trunc so that any
-  // window length works and the session time zone cannot shift it.
-  const window_ms = Math.round(input.window_seconds * 1000);
-  const start = Math.floor(input.now.getTime() / window_ms) * window_ms;
-  const rows = await query_rows<{ count: number | string }>(
+  const window_start = window_start_of(input.now, input.window_seconds);
+  const previous_start = new Date(
+    window_start.getTime() - Math.round(input.window_seconds * 1000),
+  );
+  const weight = previous_window_weight(input.now, input.window_seconds);
+  const rows = await query_rows<{
+    hit_count: number | string | null;
+    previous_count: number | string | null;
+    current_count: number | string | null;
+  }>(
     database,
     sql`
-      insert into rate_limit_windows as w (bucket, window_start, count)
-      values (${input.bucket}, ${new Date(start).toISOString()}::timestamptz, 1)
-      on conflict (bucket, window_start) do update set count = w.count + 1
-      returning w.count
+      with windows as (
+        select
+          (select count from rate_limit_windows
+            where bucket = ${input.bucket}
+              and window_start = ${previous_start.toISOString()}::timestamptz
+          ) as previous_count,
+          (select count from rate_limit_windows
+            where bucket = ${input.bucket}
+              and window_start = ${window_start.toISOString()}::timestamptz
+          ) as current_count
+      ),
+      hit as (
+        insert into rate_limit_windows as w (bucket, window_start, count)
+        select ${input.bucket}, ${window_start.toISOString()}::timestamptz, 1
+        from windows
+        where coalesce(previous_count, 0) * ${weight}::float8 + 1
+          <= ${input.limit}::float8 + 1e-9
+        on conflict (bucket, window_start) do update set count = w.count + 1
+        where (select coalesce(previous_count, 0) * ${weight}::float8
+                 from windows) + w.count + 1 <= ${input.limit}::float8 + 1e-9
+        returning w.count
+      )
+      select (select count from hit) as hit_count,
+             previous_count, current_count
+      from windows
     `,
   );
+  const row = rows[0]!;
+  const allowed = row.hit_count !== null;
   return {
-    count: to_number(rows[0]!.count),
-    reset_at: new Date(start + window_ms),
+    allowed,
+    window: {
+      limit: input.limit,
+      previous: to_number(row.previous_count ?? 0),
+      current: to_number(allowed ? row.hit_count : row.current_count ?? 0),
+      window_start,
+      window_seconds: input.window_seconds,
+    },
   };
 }
 

@@ -173,7 +173,7 @@ export const idempotency_keys = pgTable("idempotency_keys", {
   check("idempotency_keys_state_valid", sql`${t.state} in ('running', 'done')`),
 ]);
 
-/** Fixed-window rate-limit counters, e.g. bucket `account:<uuid>`. */
+/** Rate-limit counters per bucket and fixed window; two adjacent ones make a sliding window. */
 export const rate_limit_windows = pgTable("rate_limit_windows", {
   bucket: text("bucket").notNull(),
   window_start: timestamp("window_start", { withTimezone: true }).notNull(),

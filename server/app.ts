@@ -177,6 +177,21 @@ function error_response(error: ApiError, headers?: Headers): Response {
   return response;
 }
 
+/**
+ * The response headers with those the thrown errors ask for (`Retry-After`
+ * on every 429 and 503, `Allow`), as the REST face's answers carry them.
+ */
+function with_error_headers(headers: Headers, errors: unknown[]): Headers {
+  if (errors.length === 0) return headers;
+  const merged = new Headers(headers);
+  for (const error of errors) {
+    for (const [name, value] of Object.entries(to_api_error(error).headers)) {
+      merged.set(name, value);
+    }
+  }
+  return merged;
+}
+
 function json_response(
   body: unknown,
   init: { status?: number; headers?: Headers } = {},
@@ -379,7 +394,9 @@ export function create_app(options: AppOptions): Handler {
       req: forwarded,
       router: app_router,
       createContext: () => ctx,
-      responseMeta: () => ({ headers: ctx.response.headers }),
+      responseMeta: ({ errors }) => ({
+        headers: with_error_headers(ctx.response.headers, errors),
+      }),
       onError: ({ error }) => log_fault(error),
     });
     if (response.status === 405) {

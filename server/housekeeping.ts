@@ -1,6 +1,6 @@
 /**
  * Periodic clean-up of rows that only matter for a while: rate-limit windows
- * (a row per account and minute), idempotency receipts of past months,
+ * (a row per bucket and window), idempotency receipts of past months,
  * `Idempotency-Key`s older than 24 hours, expired dashboard sessions and
  * mailed tokens. Safe to run on every instance at once.
  */
@@ -18,8 +18,11 @@ import { IDEMPOTENCY_KEY_TTL_MS, month_of } from "./services.ts";
 /** Stripe retries a webhook for up to 3 days; event ids are kept well past that. */
 const STRIPE_EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Rate-limit windows are kept this long (the longest window is a day). */
-const RATE_WINDOW_RETENTION_MS = 25 * 60 * 60 * 1000;
+/**
+ * Rate-limit windows are kept this long: the longest window is a day, and a
+ * sliding window reads the fixed window before the current one too.
+ */
+const RATE_WINDOW_RETENTION_MS = 49 * 60 * 60 * 1000;
 
 /** What one clean-up removed. */
 export interface HousekeepingResult {

@@ -38,6 +38,7 @@ import {
 } from "./pdf/page_budget.ts";
 import { RenderBudget } from "./render_budget.ts";
 import { RenderTimeoutError } from "./render_pool.ts";
+import { enforce_rate_limit } from "./rate_limit.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
 import { hash_password } from "./dashboard/password.ts";
 
@@ -1088,22 +1089,12 @@ export function create_services(
             { per: "day", seconds: 86_400, max: PREVIEWS_PER_DAY },
           ] as const
         ) {
-          const hit = await store.hit_rate_limit(database, {
+          await enforce_rate_limit(database, {
             bucket: `preview-${limit.per}:${account.id}`,
-            now: at,
+            limit: limit.max,
             window_seconds: limit.seconds,
-          });
-          if (hit.count > limit.max) {
-            const wait = Math.max(
-              1,
-              Math.ceil((hit.reset_at.getTime() - at.getTime()) / 1000),
-            );
-            throw new ApiError(
-              "rate_limited",
-              `Previews are limited to ${limit.max} a ${limit.per}; try again in ${wait} seconds`,
-              { headers: { "Retry-After": String(wait) } },
-            );
-          }
+            refusal: `Previews are limited to ${limit.max} a ${limit.per}`,
+          }, at);
         }
         check_document_cost(invoice);
         return await render(invoice, { preview: true, account_id: account.id });
@@ -1114,12 +1105,12 @@ export function create_services(
       return with_database(() => insert_account(input));
     },
 
-    sign_up(input, response) {
+    sign_up(input) {
       return with_database(async () => {
         // The password is hashed and the insert tried for a taken address
         // too, and either way the mail goes out in the background: the
         // answer and its timing are the same (no account enumeration).
-        const account_input = await password_auth.new_account(input, response);
+        const account_input = await password_auth.new_account(input);
         try {
           const account = await store.create_account(database, {
             ...account_input,
@@ -1134,9 +1125,9 @@ export function create_services(
       });
     },
 
-    request_password_reset(input, response) {
+    request_password_reset(input) {
       return with_database(() =>
-        require_account_mail().request_password_reset(input, response)
+        require_account_mail().request_password_reset(input)
       );
     },
 
@@ -1152,19 +1143,19 @@ export function create_services(
       );
     },
 
-    sign_in(input, response) {
+    sign_in(input) {
       return with_database(async () =>
-        account_view(await password_auth.sign_in(input, response))
+        account_view(await password_auth.sign_in(input))
       );
     },
 
-    change_password(input, response) {
+    change_password(input) {
       return with_database(async () => {
         const account = await password_auth.check_current_password({
           account_id: input.account_id,
           password: input.current_password,
           client_address: input.client_address,
-        }, response);
+        });
         await store.update_account(database, account.id, {
           password_hash: await hash_password(input.new_password),
         });
@@ -1176,14 +1167,14 @@ export function create_services(
       });
     },
 
-    request_email_change(input, response) {
+    request_email_change(input) {
       return with_database(async () => {
         const account_mail = require_account_mail();
         const account = await password_auth.check_current_password({
           account_id: input.account_id,
           password: input.current_password,
           client_address: input.client_address,
-        }, response);
+        });
         if (store.normalize_email(input.new_email) === account.email) {
           throw new ApiError(
             "invalid_request",
@@ -1199,11 +1190,11 @@ export function create_services(
         await account_mail.request_email_change({
           account,
           new_email: input.new_email,
-        }, response);
+        });
       });
     },
 
-    delete_account(input, response) {
+    delete_account(input) {
       return with_database(async () => {
         const account = await require_account(input.account_id);
         if (store.normalize_email(input.email) !== account.email) {
@@ -1223,7 +1214,7 @@ export function create_services(
           password: input.password,
           client_address: input.client_address,
           field: "password",
-        }, response);
+        });
         // Stripe first: if it cannot be reached, nothing is deleted while a
         // subscription could still bill.
         const billing = options.billing

@@ -11,7 +11,7 @@ import {
 import { ConfigError, load_config } from "../server/config.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import {
-  SIGN_IN_LIMIT_PER_ADDRESS,
+  SIGN_IN_LIMIT,
   SIGN_UP_LIMIT_PER_ADDRESS,
 } from "../server/dashboard/auth.ts";
 
@@ -85,7 +85,7 @@ Deno.test("behind a trusted proxy, sign-in is limited per forwarded client, not 
   });
   try {
     const guesser = "198.51.100.66";
-    for (let attempt = 1; attempt <= SIGN_IN_LIMIT_PER_ADDRESS; attempt++) {
+    for (let attempt = 1; attempt <= SIGN_IN_LIMIT.per_address; attempt++) {
       const response = await post(server, "auth.sign_in", {
         email: email(`spray${attempt}`),
         password: PASSWORD,

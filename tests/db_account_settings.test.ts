@@ -16,11 +16,11 @@ import {
   delete_other_sessions,
   get_account,
   get_session,
-  hit_rate_limit,
   list_deleted_account_usage,
   reserve_generation,
   reserve_test_generation,
   schema,
+  take_sliding_window,
   use_account_token,
 } from "../db/mod.ts";
 import { open_test_database } from "./helpers/test_database.ts";
@@ -232,11 +232,22 @@ Deno.test("account settings in the database", async (t) => {
           limit: 1000,
           request_hash: "d".repeat(64),
         });
+        // A neighbour whose address differs by a LIKE wildcard keeps its
+        // counters.
+        const neighbour_bucket = `signin-from:192.0.2.1:${
+          account.email.replace(/^./, "_")
+        }`;
         for (
-          const bucket of [`account:${account.id}`, `signin:${account.email}`]
+          const bucket of [
+            `account:${account.id}`,
+            `signin:${account.email}`,
+            `signin-from:192.0.2.1:${account.email}`,
+            neighbour_bucket,
+          ]
         ) {
-          await hit_rate_limit(database, {
+          await take_sliding_window(database, {
             bucket,
+            limit: 10,
             now: NOW,
             window_seconds: 60,
           });
@@ -273,6 +284,7 @@ Deno.test("account settings in the database", async (t) => {
             row.bucket.includes(account.email)
           ),
         );
+        assert(buckets.some((row) => row.bucket === neighbour_bucket));
         const after = new Map(
           (await list_deleted_account_usage(database)).map((
             row,

@@ -12,13 +12,13 @@ import {
   type Database,
   get_api_key,
   hash_api_key,
-  hit_rate_limit,
   list_api_keys,
   looks_like_api_key,
   open_database,
   prune_rate_limit_windows,
   revoke_all_api_keys,
   revoke_api_key,
+  take_sliding_window,
   update_account,
 } from "../db/mod.ts";
 import { query_rows } from "../db/_util.ts";
@@ -270,55 +270,86 @@ Deno.test("api keys and rate limits", async (t) => {
       );
     });
 
-    await t.step("hit_rate_limit counts per bucket and window", async () => {
-      const at = new Date("2030-01-01T00:00:07Z");
-      const input = {
-        bucket: "signin:a@example.com",
-        now: at,
-        window_seconds: 10,
-      };
-      assertEquals(await hit_rate_limit(database, input), {
-        count: 1,
-        reset_at: new Date("2030-01-01T00:00:10Z"),
-      });
-      assertStrictEquals((await hit_rate_limit(database, input)).count, 2);
-      assertStrictEquals(
-        (await hit_rate_limit(database, { ...input, bucket: "signin:b" }))
-          .count,
-        1,
-      );
-      const next = await hit_rate_limit(database, {
-        ...input,
-        now: new Date("2030-01-01T00:00:10Z"),
-      });
-      assertStrictEquals(next.count, 1);
-      assertStrictEquals(
-        next.reset_at.toISOString(),
-        "2030-01-01T00:00:20.000Z",
-      );
+    await t.step(
+      "take_sliding_window counts per bucket, refuses without counting, slides, is exact under concurrency",
+      async () => {
+        const at = new Date("2030-01-01T00:00:07Z");
+        const input = {
+          bucket: "signin:a@example.com",
+          limit: 2,
+          now: at,
+          window_seconds: 10,
+        };
+        const first = await take_sliding_window(database, input);
+        assertEquals(first, {
+          allowed: true,
+          window: {
+            limit: 2,
+            previous: 0,
+            current: 1,
+            window_start: new Date("2030-01-01T00:00:00Z"),
+            window_seconds: 10,
+          },
+        });
+        assertStrictEquals(
+          (await take_sliding_window(database, input)).allowed,
+          true,
+        );
+        const refused = await take_sliding_window(database, input);
+        assertStrictEquals(refused.allowed, false);
+        assertStrictEquals(refused.window.current, 2, "not counted");
+        assertStrictEquals(
+          (await take_sliding_window(database, {
+            ...input,
+            bucket: "signin:b",
+          }))
+            .allowed,
+          true,
+        );
+        // 00:00:12: the previous window's 2 weigh 1.6, so nothing fits; at
+        // 00:00:15 they weigh 1 and one does.
+        const next = { ...input, now: new Date("2030-01-01T00:00:12Z") };
+        assertStrictEquals(
+          (await take_sliding_window(database, next)).allowed,
+          false,
+        );
+        const later = await take_sliding_window(database, {
+          ...input,
+          now: new Date("2030-01-01T00:00:15Z"),
+        });
+        assertEquals(
+          [later.allowed, later.window.previous, later.window.current],
+          [true, 2, 1],
+        );
 
-      const many = await Promise.all(
-        Array.from(
-          { length: 50 },
-          () => hit_rate_limit(database, { ...input, bucket: "burst" }),
-        ),
-      );
-      assertEquals(
-        many.map((hit) => hit.count).sort((a, b) => a - b),
-        Array.from({ length: 50 }, (_, i) => i + 1),
-      );
-      await assertRejects(
-        () => hit_rate_limit(database, { ...input, window_seconds: 0 }),
-        RangeError,
-      );
+        const many = await Promise.all(
+          Array.from(
+            { length: 50 },
+            () =>
+              take_sliding_window(database, {
+                ...input,
+                bucket: "burst",
+                limit: 30,
+              }),
+          ),
+        );
+        assertStrictEquals(many.filter((take) => take.allowed).length, 30);
+        await assertRejects(
+          () => take_sliding_window(database, { ...input, window_seconds: 0 }),
+          RangeError,
+        );
 
-      const pruned = await prune_rate_limit_windows(
-        database,
-        new Date("2030-01-01T00:00:10Z"),
-      );
-      assertStrictEquals(pruned, 3); // signin:a, signin:b and burst at 00:00:00
-      assertStrictEquals((await hit_rate_limit(database, input)).count, 1);
-    });
+        const pruned = await prune_rate_limit_windows(
+          database,
+          new Date("2030-01-01T00:00:10Z"),
+        );
+        assertStrictEquals(pruned, 3); // signin:a, signin:b and burst at 00:00:00
+        assertStrictEquals(
+          (await take_sliding_window(database, input)).window.current,
+          1,
+        );
+      },
+    );
   } finally {
     await close();
   }

@@ -6,9 +6,9 @@ import {
   create_account_token,
   create_session,
   get_session,
-  hit_rate_limit,
   record_stripe_event,
   reserve_generation,
+  take_sliding_window,
   use_account_token,
 } from "../db/mod.ts";
 import { run_housekeeping } from "../server/housekeeping.ts";
@@ -21,10 +21,16 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
       email: "hk@example.com",
       plan: "starter",
     });
-    const old_window = new Date("2026-11-22T10:00:00Z"); // 26 hours before
-    const window = { bucket: "account:hk", window_seconds: 60 };
-    await hit_rate_limit(database, { ...window, now: old_window });
-    await hit_rate_limit(database, { ...window, now });
+    const old_window = new Date("2026-11-21T10:00:00Z"); // 50 hours before
+    const window = { bucket: "account:hk", window_seconds: 60, limit: 10 };
+    await take_sliding_window(database, { ...window, now: old_window });
+    await take_sliding_window(database, { ...window, now });
+    // Yesterday's day window: today's sliding day window still reads it.
+    const day = { bucket: "preview-day:hk", window_seconds: 86_400, limit: 50 };
+    await take_sliding_window(database, {
+      ...day,
+      now: new Date("2026-11-22T01:00:00Z"),
+    });
     const reservation = {
       account_id: account.id,
       limit: 150,
@@ -130,12 +136,21 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
     );
     assertEquals((await claim("day-old", now)).status, "claimed");
 
-    // The old window starts afresh; the current one kept its count.
+    // The old window starts afresh; the current one kept its count, and
+    // yesterday's previews still weigh in today's window.
     assertEquals(
-      (await hit_rate_limit(database, { ...window, now: old_window })).count,
+      (await take_sliding_window(database, { ...window, now: old_window }))
+        .window.current,
       1,
     );
-    assertEquals((await hit_rate_limit(database, { ...window, now })).count, 2);
+    assertEquals(
+      (await take_sliding_window(database, { ...window, now })).window.current,
+      2,
+    );
+    assertEquals(
+      (await take_sliding_window(database, { ...day, now })).window.previous,
+      1,
+    );
     // This month's receipt still makes a retry free.
     const retry = await reserve_generation(database, {
       ...reservation,

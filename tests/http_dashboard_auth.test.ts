@@ -17,10 +17,7 @@ import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
 import { ConfigError, load_config } from "../server/config.ts";
 import { schema, set_email_verified } from "../db/mod.ts";
-import {
-  SIGN_IN_LIMIT,
-  SIGN_IN_LIMIT_PER_ADDRESS,
-} from "../server/dashboard/auth.ts";
+import { SIGN_IN_LIMIT } from "../server/dashboard/auth.ts";
 
 const PASSWORD = "correct horse battery staple";
 // A fixed clock in the middle of a 15-minute window: rate-limit windows and
@@ -437,8 +434,11 @@ Deno.test("sign-in: one answer for unknown e-mail and wrong password; rate-limit
         });
         assertEquals(limited.status, 429);
         assertEquals((await limited.json()).error.data.code, "rate_limited");
-        // START is 5 minutes into a 15-minute window.
-        assertEquals(limited.headers.get("retry-after"), String(10 * 60));
+        // A sliding window: the 10 attempts of START (5 minutes into a
+        // 15-minute window) make room for one more once they weigh 9, at
+        // 12:16:30 (their window over, the next one a tenth gone).
+        const retry_after = Number(limited.headers.get("retry-after"));
+        assertEquals(retry_after, 690);
         assertEquals(limited.headers.get("set-cookie"), null);
 
         // Unknown addresses are limited the same way: no enumeration by 429.
@@ -454,14 +454,21 @@ Deno.test("sign-in: one answer for unknown e-mail and wrong password; rate-limit
         }
         assertEquals(last, 429);
 
-        // Other addresses are unaffected; the next window lets the owner in.
+        // Other addresses are unaffected; Retry-After is the true wait.
         const other = await mutate(server, "auth.sign_in", {
           email,
           password: PASSWORD,
         });
         assertEquals(other.status, 200);
         await other.body?.cancel();
-        now = new Date(START.getTime() + 10 * 60 * 1000);
+        now = new Date(START.getTime() + retry_after * 1000 - 1000);
+        const early = await mutate(server, "auth.sign_in", {
+          email: target,
+          password: PASSWORD,
+        });
+        assertEquals(early.status, 429);
+        await early.body?.cancel();
+        now = new Date(START.getTime() + retry_after * 1000);
         const later = await mutate(server, "auth.sign_in", {
           email: target,
           password: PASSWORD,
@@ -481,7 +488,7 @@ Deno.test("sign-in: one client address cannot guess across many accounts", async
   try {
     const owner = unique_email("owner");
     await sign_up_only(server, owner);
-    for (let attempt = 1; attempt <= SIGN_IN_LIMIT_PER_ADDRESS; attempt++) {
+    for (let attempt = 1; attempt <= SIGN_IN_LIMIT.per_address; attempt++) {
       const response = await mutate(server, "auth.sign_in", {
         email: unique_email(`spray${attempt}`),
         password: PASSWORD,
@@ -505,6 +512,85 @@ Deno.test("sign-in: one client address cannot guess across many accounts", async
     });
     assertEquals(later.status, 200);
     await later.body?.cancel();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("sign-in: strangers failing from ten addresses do not lock the owner out", async () => {
+  const server = await start_test_server({
+    now: () => START,
+    // The test's requests come through a "proxy" on loopback that names the
+    // client in X-Forwarded-For.
+    env: { TRUSTED_PROXIES: "127.0.0.1" },
+  });
+  try {
+    const owner = unique_email("owner");
+    await sign_up_only(server, owner);
+    for (let n = 1; n <= 10; n++) {
+      const response = await mutate(server, "auth.sign_in", {
+        email: owner,
+        password: `stranger's guess ${n}`,
+      }, { headers: { "X-Forwarded-For": `203.0.113.${n}` } });
+      assertEquals(response.status, 401, `stranger ${n}`);
+      await response.body?.cancel();
+    }
+    const signed_in = await mutate(server, "auth.sign_in", {
+      email: owner,
+      password: PASSWORD,
+    }, { headers: { "X-Forwarded-For": "198.51.100.7" } });
+    assertEquals(signed_in.status, 200, await signed_in.clone().text());
+    assertEquals(
+      (await signed_in.json()).result.data.account.email,
+      owner,
+    );
+    assert(signed_in.headers.get("set-cookie")?.startsWith("session="));
+
+    // Each stranger's address still gets its own 10 guesses, no more.
+    for (let n = 1; n < SIGN_IN_LIMIT.per_email_and_address; n++) {
+      const response = await mutate(server, "auth.sign_in", {
+        email: owner,
+        password: `another guess ${n}`,
+      }, { headers: { "X-Forwarded-For": "203.0.113.1" } });
+      assertEquals(response.status, 401);
+      await response.body?.cancel();
+    }
+    const refused = await mutate(server, "auth.sign_in", {
+      email: owner,
+      password: PASSWORD,
+    }, { headers: { "X-Forwarded-For": "203.0.113.1" } });
+    assertEquals(refused.status, 429);
+    assert(Number(refused.headers.get("retry-after")) > 0);
+    await refused.body?.cancel();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("sign-in: many addresses together get at most the per-e-mail ceiling of guesses", async () => {
+  const server = await start_test_server({
+    now: () => START,
+    env: { TRUSTED_PROXIES: "127.0.0.1" },
+  });
+  try {
+    const owner = unique_email("owner");
+    await sign_up_only(server, owner);
+    const { per_email, per_email_and_address } = SIGN_IN_LIMIT;
+    for (let n = 0; n < per_email; n++) {
+      const address = `203.0.113.${Math.floor(n / per_email_and_address)}`;
+      const response = await mutate(server, "auth.sign_in", {
+        email: owner,
+        password: `guess ${n}`,
+      }, { headers: { "X-Forwarded-For": address } });
+      assertEquals(response.status, 401, `guess ${n} from ${address}`);
+      await response.body?.cancel();
+    }
+    const refused = await mutate(server, "auth.sign_in", {
+      email: owner,
+      password: PASSWORD,
+    }, { headers: { "X-Forwarded-For": "198.51.100.7" } });
+    assertEquals(refused.status, 429);
+    assertMatch((await refused.json()).error.message, /for this e-mail/);
   } finally {
     await server.close();
   }

@@ -8,8 +8,8 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import { pdf_page_texts } from "./helpers/pdf_text.ts";
 import { invoice_with_items } from "./fixtures/invoices.ts";
-import { create_session, hit_rate_limit } from "../db/mod.ts";
-import { PREVIEWS_PER_DAY } from "../server/services.ts";
+import { create_session, take_sliding_window } from "../db/mod.ts";
+import { PREVIEWS_PER_DAY, PREVIEWS_PER_MINUTE } from "../server/services.ts";
 
 // Rendering on the request thread: these tests are about what previews
 // are, not about the worker pool.
@@ -37,14 +37,22 @@ async function preview(
   server: TestServer,
   headers: Record<string, string>,
   body: unknown,
+): Promise<{
+  status: number;
   // deno-lint-ignore no-explicit-any
-): Promise<{ status: number; body: Record<string, any> }> {
+  body: Record<string, any>;
+  retry_after: string | null;
+}> {
   const response = await fetch(`${server.url}/trpc/invoice.preview`, {
     method: "POST",
     headers,
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: await response.json() };
+  return {
+    status: response.status,
+    body: await response.json(),
+    retry_after: response.headers.get("retry-after"),
+  };
 }
 
 Deno.test("a preview is marked PREVIEW — not valid for accounting on every page; a generated invoice is not", async () => {
@@ -108,10 +116,11 @@ Deno.test("previews have a daily cap per account besides the per-minute one", as
     const other = await server.create_account({ plan: "team" });
     // The day's previews used up (counted as the service counts them).
     for (let n = 0; n < PREVIEWS_PER_DAY; n++) {
-      await hit_rate_limit(server.test_database.database, {
+      await take_sliding_window(server.test_database.database, {
         bucket: `preview-day:${account_id}`,
-        now: clock,
+        limit: PREVIEWS_PER_DAY,
         window_seconds: 86_400,
+        now: clock,
       });
     }
     const refused = await preview(
@@ -121,8 +130,11 @@ Deno.test("previews have a daily cap per account besides the per-minute one", as
     );
     assertEquals(refused.status, 429);
     assertMatch(refused.body.error.message, /50 a day/);
-    // Nine hours to midnight UTC.
-    assertMatch(refused.body.error.message, /32400 seconds/);
+    // Nine hours to midnight UTC, when today's previews start to weigh
+    // less, and then the time it takes one of them to slide out.
+    const wait = (9 / 24 + 1 / PREVIEWS_PER_DAY) * 86_400;
+    assert(Math.abs(Number(refused.retry_after) - wait) <= 1);
+    assertMatch(refused.body.error.message, /try again in 10 hours/);
 
     const allowed = await preview(
       server,
@@ -151,6 +163,45 @@ Deno.test("an account renders 50 previews a day: the 51st, an hour later, is ref
     assertEquals(refused.status, 429, "the 51st preview of the day");
     assertEquals(refused.body.error.data.code, "rate_limited");
     assertMatch(refused.body.error.message, /Previews are limited to 50 a day/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("previews per minute: a sliding window, and every 429 over /trpc carries Retry-After", async () => {
+  let clock = new Date("2026-11-23T10:00:50Z");
+  const server = await start_test_server({ now: () => clock, env: IN_THREAD });
+  try {
+    const { account_id } = await server.create_account({ plan: "team" });
+    const headers = await session_headers(server, account_id, clock);
+    const burst = async (count: number) => {
+      const answers = [];
+      for (let n = 0; n < count; n++) {
+        answers.push(await preview(server, headers, invoice_with_items(1)));
+      }
+      return answers;
+    };
+    const first = await burst(PREVIEWS_PER_MINUTE + 1);
+    assert(first.slice(0, -1).every((answer) => answer.status === 200));
+    const refused = first.at(-1)!;
+    assertEquals(refused.status, 429);
+    assertEquals(refused.body.error.data.code, "rate_limited");
+    // The minute's previews weigh fully until 10:01:00; one slides out
+    // every 2 seconds after it: room again at 10:01:02, 12 s on.
+    assertEquals(refused.retry_after, "12");
+
+    // Across the boundary, 5 s on: 2 fit (the last minute's weigh 27.5),
+    // not another 30.
+    clock = new Date("2026-11-23T10:01:05Z");
+    const across = await burst(PREVIEWS_PER_MINUTE);
+    assertEquals(across.filter((answer) => answer.status === 200).length, 2);
+    const last = across.at(-1)!;
+    assertEquals(last.status, 429);
+    const wait = Number(last.retry_after);
+    assert(wait >= 1 && wait < 60, `Retry-After ${last.retry_after}`);
+    clock = new Date(clock.getTime() + wait * 1000);
+    const after_wait = await preview(server, headers, invoice_with_items(1));
+    assertEquals(after_wait.status, 200, "served once Retry-After has passed");
   } finally {
     await server.close();
   }

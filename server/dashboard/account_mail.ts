@@ -8,9 +8,10 @@
  *
  * @module
  */
-import { ApiError, type ResponseSink } from "../../contract/mod.ts";
+import { ApiError } from "../../contract/mod.ts";
 import * as store from "../../db/mod.ts";
 import type { Mailer } from "../mail.ts";
+import { enforce_rate_limit, take_rate_limit } from "../rate_limit.ts";
 import { hash_password } from "./password.ts";
 
 /** A reset link works for this long. */
@@ -53,7 +54,6 @@ export interface AccountMail {
   /** Mails a reset link if the address has an account; throws `rate_limited`. */
   request_password_reset(
     input: { email: string; client_address?: string },
-    response: ResponseSink,
   ): Promise<void>;
   /** Sets the password from a reset token and ends all the account's sessions. */
   reset_password(
@@ -81,7 +81,6 @@ export interface AccountMail {
    */
   request_email_change(
     input: { account: store.Account; new_email: string },
-    response: ResponseSink,
   ): Promise<void>;
   /** Tells an account's address that the account was deleted (in the background). */
   send_goodbye(email: string): void;
@@ -130,35 +129,6 @@ export function create_account_mail(
 
   function link(path: string, token: string) {
     return `${page(path)}?token=${encodeURIComponent(token)}`;
-  }
-
-  async function limit(
-    bucket: string,
-    allowed: number,
-    response: ResponseSink,
-    window: { seconds: number; what: string } = {
-      seconds: PASSWORD_RESET_LIMIT.window_seconds,
-      what: "password reset requests",
-    },
-  ): Promise<void> {
-    const now = options.now();
-    const hit = await store.hit_rate_limit(database, {
-      bucket,
-      now,
-      window_seconds: window.seconds,
-    });
-    if (hit.count <= allowed) return;
-    const seconds = Math.max(
-      1,
-      Math.ceil((hit.reset_at.getTime() - now.getTime()) / 1000),
-    );
-    response.headers.set("Retry-After", String(seconds));
-    throw new ApiError(
-      "rate_limited",
-      `Too many ${window.what}; try again in ${
-        Math.ceil(seconds / 60)
-      } minute(s)`,
-    );
   }
 
   async function used_token(
@@ -226,16 +196,25 @@ export function create_account_mail(
   }
 
   return {
-    async request_password_reset(input, response) {
+    async request_password_reset(input) {
       const email = store.normalize_email(input.email);
+      const now = options.now();
+      const window_seconds = PASSWORD_RESET_LIMIT.window_seconds;
+      const refusal = "Too many password reset requests";
       if (input.client_address) {
-        await limit(
-          `reset-address:${input.client_address}`,
-          PASSWORD_RESET_LIMIT.per_address,
-          response,
-        );
+        await enforce_rate_limit(database, {
+          bucket: `reset-address:${input.client_address}`,
+          limit: PASSWORD_RESET_LIMIT.per_address,
+          window_seconds,
+          refusal,
+        }, now);
       }
-      await limit(`reset:${email}`, PASSWORD_RESET_LIMIT.per_email, response);
+      await enforce_rate_limit(database, {
+        bucket: `reset:${email}`,
+        limit: PASSWORD_RESET_LIMIT.per_email,
+        window_seconds,
+        refusal,
+      }, now);
       const account = await store.find_account_by_email(database, email);
       if (!account) return;
       in_background(async () => {
@@ -306,12 +285,12 @@ export function create_account_mail(
     notify_sign_up_attempt(input) {
       in_background(async () => {
         const email = store.normalize_email(input.email);
-        const hit = await store.hit_rate_limit(database, {
+        const taken = await take_rate_limit(database, {
           bucket: `signup-notice:${email}`,
-          now: options.now(),
+          limit: SIGN_UP_NOTICE_LIMIT.per_email,
           window_seconds: SIGN_UP_NOTICE_LIMIT.window_seconds,
-        });
-        if (hit.count > SIGN_UP_NOTICE_LIMIT.per_email) return;
+        }, options.now());
+        if (!taken.allowed) return;
         const account = await store.find_account_by_email(database, email);
         if (!account) return;
         await options.mailer.send({
@@ -341,17 +320,14 @@ export function create_account_mail(
       return account;
     },
 
-    async request_email_change(input, response) {
+    async request_email_change(input) {
       const { account } = input;
-      await limit(
-        `change-email:${account.id}`,
-        CHANGE_EMAIL_LIMIT.per_account,
-        response,
-        {
-          seconds: CHANGE_EMAIL_LIMIT.window_seconds,
-          what: "address changes",
-        },
-      );
+      await enforce_rate_limit(database, {
+        bucket: `change-email:${account.id}`,
+        limit: CHANGE_EMAIL_LIMIT.per_account,
+        window_seconds: CHANGE_EMAIL_LIMIT.window_seconds,
+        refusal: "Too many address changes",
+      }, options.now());
       const new_email = store.normalize_email(input.new_email);
       // Only the latest request's link works.
       await store.delete_account_tokens(database, {

@@ -8,10 +8,10 @@
 import {
   ApiError,
   type Plan,
-  type ResponseSink,
   type SubscriptionStatus,
 } from "../../contract/mod.ts";
 import * as store from "../../db/mod.ts";
+import { enforce_rate_limit, type RateLimit } from "../rate_limit.ts";
 import { hash_password, verify_password } from "./password.ts";
 
 /** Who may sign up, and what a new account starts with. */
@@ -38,18 +38,26 @@ export const DEFAULT_SIGNUP_POLICY: SignupPolicy = {
 };
 
 /**
- * Sign-in attempts allowed per e-mail address and window. Every attempt
- * counts, successful or not, so the counter needs no reset path and guessing
- * costs the same whether or not the address exists.
+ * Password attempts (sign-in, and the password checks before account
+ * changes) in any 15 minutes. Every attempt counts, successful or not, before
+ * the password is checked: concurrent guesses cannot slip past the count, and
+ * guessing costs the same whether or not the address exists. A refused
+ * attempt is not counted.
+ *
+ * - `per_email_and_address`: one client guessing one account's password.
+ * - `per_address`: one client guessing across many accounts. Generous,
+ *   since many people can share one address (offices, NAT).
+ * - `per_email`: many clients guessing one account's password. Ten times
+ *   `per_email_and_address`, so strangers failing from a few addresses do not
+ *   lock the owner out: it takes over 100 attempts in 15 minutes, from at
+ *   least 10 addresses, to make the owner wait.
  */
-export const SIGN_IN_LIMIT = { attempts: 10, window_seconds: 15 * 60 } as const;
-
-/**
- * Sign-in attempts per client address in the same window, whatever the
- * e-mail: stops one client from guessing across many accounts. Generous,
- * since many people can share one address (offices, NAT).
- */
-export const SIGN_IN_LIMIT_PER_ADDRESS = 50;
+export const SIGN_IN_LIMIT = {
+  per_email_and_address: 10,
+  per_address: 50,
+  per_email: 100,
+  window_seconds: 15 * 60,
+} as const;
 
 /** The same answer for an unknown e-mail and a wrong password. */
 const WRONG_CREDENTIALS = "Wrong e-mail or password";
@@ -59,12 +67,10 @@ export interface PasswordAuth {
   /** The account to create for a sign-up (password hashed); throws `forbidden` when closed. */
   new_account(
     input: { email: string; password: string; client_address?: string },
-    response: ResponseSink,
   ): Promise<store.CreateAccountInput>;
   /** The account whose password this is; throws `unauthorized` or `rate_limited`. */
   sign_in(
     input: { email: string; password: string; client_address?: string },
-    response: ResponseSink,
   ): Promise<store.Account>;
   /**
    * Checks a signed-in account's current password before a change to the
@@ -79,7 +85,6 @@ export interface PasswordAuth {
       /** The input field that carried the password (default `current_password`). */
       field?: string;
     },
-    response: ResponseSink,
   ): Promise<store.Account>;
 }
 
@@ -96,67 +101,47 @@ export function create_password_auth(
   // time as a wrong password: response times do not reveal which accounts exist.
   let decoy_hash: Promise<string> | undefined;
 
-  /** Counts one attempt in `bucket`; past `max` in the window, 429 with the true wait. */
-  async function enforce_limit(
-    response: ResponseSink,
-    limit: {
-      bucket: string;
-      max: number;
-      window_seconds: number;
-      refusal: string;
-    },
-  ): Promise<void> {
-    const now = options.now();
-    const hit = await store.hit_rate_limit(database, {
-      bucket: limit.bucket,
-      now,
-      window_seconds: limit.window_seconds,
-    });
-    if (hit.count <= limit.max) return;
-    const seconds = Math.max(
-      1,
-      Math.ceil((hit.reset_at.getTime() - now.getTime()) / 1000),
-    );
-    response.headers.set("Retry-After", String(seconds));
-    throw new ApiError(
-      "rate_limited",
-      `${limit.refusal}; try again in ${Math.ceil(seconds / 60)} minute(s)`,
-    );
-  }
-
   /**
-   * Counts one password attempt per client address and per e-mail: one
-   * guesser can neither try many passwords on one account nor one password
-   * on many accounts. Sign-in and the checks before account changes share
-   * these counters.
+   * Counts one password attempt for the e-mail from the client address, in
+   * the order from the narrowest limit to the widest: an attempt refused by a
+   * narrower limit never reaches a wider one, so one client cannot use up an
+   * account's shared ceiling. Sign-in and the checks before account changes
+   * share these counters.
    */
   async function enforce_password_limits(
-    response: ResponseSink,
     email: string,
     client_address: string | undefined,
   ): Promise<void> {
-    const limits: [string, number, string][] = [
-      [`signin:${email}`, SIGN_IN_LIMIT.attempts, "for this e-mail"],
-    ];
-    if (client_address) {
-      limits.unshift([
-        `signin-address:${client_address}`,
-        SIGN_IN_LIMIT_PER_ADDRESS,
-        "from this address",
-      ]);
-    }
-    for (const [bucket, attempts, scope] of limits) {
-      await enforce_limit(response, {
-        bucket,
-        max: attempts,
-        window_seconds: SIGN_IN_LIMIT.window_seconds,
-        refusal: `Too many password attempts ${scope}`,
-      });
+    const now = options.now();
+    const window_seconds = SIGN_IN_LIMIT.window_seconds;
+    const limits: (RateLimit & { refusal: string })[] = client_address
+      ? [{
+        bucket: `signin-address:${client_address}`,
+        limit: SIGN_IN_LIMIT.per_address,
+        window_seconds,
+        refusal: "Too many password attempts from this address",
+      }, {
+        bucket: `signin-from:${client_address}:${email}`,
+        limit: SIGN_IN_LIMIT.per_email_and_address,
+        window_seconds,
+        refusal: "Too many password attempts for this e-mail",
+      }]
+      : [];
+    limits.push({
+      bucket: `signin:${email}`,
+      limit: client_address
+        ? SIGN_IN_LIMIT.per_email
+        : SIGN_IN_LIMIT.per_email_and_address,
+      window_seconds,
+      refusal: "Too many password attempts for this e-mail",
+    });
+    for (const limit of limits) {
+      await enforce_rate_limit(database, limit, now);
     }
   }
 
   return {
-    async new_account(input, response) {
+    async new_account(input) {
       if (!policy.enabled) {
         throw new ApiError(
           "forbidden",
@@ -164,12 +149,12 @@ export function create_password_auth(
         );
       }
       if (input.client_address) {
-        await enforce_limit(response, {
+        await enforce_rate_limit(database, {
           bucket: `signup-address:${input.client_address}`,
-          max: policy.per_address_per_hour ?? SIGN_UP_LIMIT_PER_ADDRESS,
+          limit: policy.per_address_per_hour ?? SIGN_UP_LIMIT_PER_ADDRESS,
           window_seconds: 3600,
           refusal: "Too many sign-ups from this address",
-        });
+        }, options.now());
       }
       return {
         email: input.email,
@@ -179,9 +164,9 @@ export function create_password_auth(
       };
     },
 
-    async sign_in(input, response) {
+    async sign_in(input) {
       const email = store.normalize_email(input.email);
-      await enforce_password_limits(response, email, input.client_address);
+      await enforce_password_limits(email, input.client_address);
       const account = await store.find_account_by_email(database, email);
       const stored = account
         ? await store.get_password_hash(database, account.id)
@@ -197,16 +182,12 @@ export function create_password_auth(
       return account;
     },
 
-    async check_current_password(input, response) {
+    async check_current_password(input) {
       const account = await store.get_account(database, input.account_id);
       if (!account) {
         throw new ApiError("unauthorized", "Sign in to the dashboard first");
       }
-      await enforce_password_limits(
-        response,
-        account.email,
-        input.client_address,
-      );
+      await enforce_password_limits(account.email, input.client_address);
       const stored = await store.get_password_hash(database, account.id);
       if (!stored || !await verify_password(input.password, stored)) {
         throw new ApiError("invalid_request", WRONG_CURRENT_PASSWORD, {

@@ -82,16 +82,22 @@ Deno.test("main.ts exits 1 with the message on invalid configuration", async () 
     new TextDecoder().decode(output.stderr),
     /Invalid configuration: PORT must be a whole number/,
   );
-  const smtp = await new Deno.Command(Deno.execPath(), {
+  // A service that starts instead is stopped after 30 s (and fails here).
+  const data_dir = await Deno.makeTempDir({ prefix: "config_test_" });
+  const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("../main.ts", import.meta.url).pathname],
     env: {
       PORT: "0",
+      DATA_DIR: data_dir,
       SMTP_URL: "smtp://mailer:secret@127.0.0.1:2525",
       MAIL_FROM: MAIL,
     },
-    stdout: "piped",
+    stdout: "null",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const smtp = await child.output().finally(() => clearTimeout(timer));
+  await Deno.remove(data_dir, { recursive: true });
   assertEquals(smtp.code, 1);
   assertMatch(
     new TextDecoder().decode(smtp.stderr),

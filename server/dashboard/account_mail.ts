@@ -24,13 +24,13 @@ export const VERIFY_EMAIL_TTL_SECONDS = 48 * 60 * 60;
 export const CHANGE_EMAIL_TTL_SECONDS = 24 * 60 * 60;
 
 /**
- * Address-change requests an account may make in a window: each mails an
+ * Address-change requests an account may make in any window (sliding): each mails an
  * address the account holder chose, so it must not become a way to spam.
  */
 export const CHANGE_EMAIL_LIMIT = { per_account: 5, window_seconds: 60 * 60 };
 
 /**
- * Reset requests allowed per e-mail and per client address in a window:
+ * Reset requests allowed per e-mail and per client address in any window:
  * enough for a lost mail, too few to flood a mailbox.
  */
 export const PASSWORD_RESET_LIMIT = {
@@ -41,7 +41,7 @@ export const PASSWORD_RESET_LIMIT = {
 
 /**
  * Notices to an account's owner that someone tried to sign up with its
- * address: at most this many per address in the window, so sign-up cannot
+ * address: at most this many per address in any window, so sign-up cannot
  * be used to flood a mailbox.
  */
 export const SIGN_UP_NOTICE_LIMIT = {

@@ -127,6 +127,8 @@ export function create_password_auth(
         refusal: "Too many password attempts for this e-mail",
       }]
       : [];
+    // Without a known address (in-process callers) the e-mail's own limit
+    // is the narrow one.
     limits.push({
       bucket: `signin:${email}`,
       limit: client_address

@@ -300,6 +300,12 @@ export interface ServiceContext {
    * or behind `TRUSTED_PROXIES` the right-most untrusted `X-Forwarded-For` hop.
    */
   client_address?: string;
+  /**
+   * Called once the request's API key checked out, before its input is
+   * read: the HTTP layer then lets the body use the memory budget of known
+   * clients instead of the small anonymous share.
+   */
+  credentials_checked?: () => void;
   response: ResponseSink;
   services: Services;
 }

@@ -10,6 +10,7 @@ import { z } from "zod";
 export const ERROR_STATUS = {
   invalid_request: 400,
   logo_too_large: 400,
+  json_too_deep: 400,
   unauthorized: 401,
   forbidden: 403,
   key_revoked: 403,

@@ -91,15 +91,17 @@ const base = t.procedure.use(async ({ next }) => {
 
 // POST /generate: a key that checked out lately is checked by the service
 // in the statement that charges the quota (one database round trip per
-// invoice); any other key is checked here, before the body is read. A
-// request refused before its key was looked at (a 400 for the body or a
-// header) has it checked then, so 401, 403 and 429 still come before 400
-// and the rate limit counts the request.
+// invoice); any other key is checked here. Either way the body is read
+// only afterwards, when the input is parsed. A request refused before its
+// key was looked at (a 400 for the body or a header) has it checked then,
+// so 401, 403 and 429 still come before 400 and the rate limit counts the
+// request.
 const generate_procedure = base.use(async ({ ctx, next }) => {
   const api_key = await ctx.services.open_api_key_request(
     ctx.authorization,
     ctx.response,
   );
+  ctx.credentials_checked?.();
   const result = await next({ ctx: { api_key } });
   if (!result.ok && !api_key.checked) {
     await ctx.services.authenticate_api_key(ctx.authorization, ctx.response);
@@ -147,12 +149,14 @@ function base_url_of(ctx: ServiceContext): string {
 }
 
 const ERROR_RESPONSES = {
-  400: "Invalid JSON or fields (`invalid_request`), with per-field details.",
+  400:
+    "Invalid JSON or fields (`invalid_request`), with per-field details; JSON nested deeper than 64 levels (`json_too_deep`).",
   401: "Missing, malformed or unknown credentials (`unauthorized`).",
   404: "Not found, or the feature is off on this server (`not_found`).",
   403:
     "Revoked key (`key_revoked`), inactive subscription (`subscription_inactive`), monthly limit used up (`quota_exceeded`) or the test keys' monthly documents used up (`test_limit_reached`).",
-  408: "The request body did not arrive in time (`request_timeout`).",
+  408:
+    "The request body did not arrive in time, or arrived too slowly (`request_timeout`).",
   409:
     "The first request with this `Idempotency-Key` is still running (`idempotency_in_progress`); retry after `Retry-After` seconds.",
   422:

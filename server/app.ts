@@ -19,13 +19,19 @@ import {
   to_api_error,
 } from "../contract/mod.ts";
 import {
+  ANONYMOUS_BODY_MAX_BYTES,
   type BodyLimits,
+  parse_checked_json,
   read_body_bytes,
   read_checked_json,
   read_json_body,
 } from "./body.ts";
-import { type AddressRange, resolve_client_address } from "./client_address.ts";
-import type { MemoryBudget } from "./memory_budget.ts";
+import {
+  address_group,
+  type AddressRange,
+  resolve_client_address,
+} from "./client_address.ts";
+import { type MemoryBudget, RAW_BODY_EXPANSION } from "./memory_budget.ts";
 import type { Metrics } from "./metrics.ts";
 import { owned_bytes } from "./owned_bytes.ts";
 import { build_openapi_document } from "./openapi.ts";
@@ -38,9 +44,13 @@ export interface AppOptions {
   max_body_bytes?: number;
   /** Longest a request body may take to arrive, in ms (default 30 s). */
   body_timeout_ms?: number;
+  /** Slowest a request body may arrive, in bytes a second (0: no minimum). */
+  body_min_bytes_per_second?: number;
   /**
    * Bytes requests in flight may hold (bodies, what parsing them costs,
-   * documents not yet handed over); past it, 503. Unset: unbounded.
+   * documents not yet handed over); past it, 503. Requests whose
+   * credentials have not checked out draw on its anonymous part only.
+   * Unset: unbounded.
    */
   memory_budget?: MemoryBudget;
   /** Checks the database for `/readyz`. */
@@ -151,6 +161,34 @@ function refuse_auth_batches(url: URL): void {
     );
   }
 }
+
+/**
+ * tRPC reads a query's input from `?input=`: it gets the same JSON checks
+ * (depth, syntax, duplicate keys) and answers as a body.
+ */
+function check_query_input(request: Request, url: URL): void {
+  if (request.method !== "GET") return;
+  const input = url.searchParams.get("input");
+  if (input) parse_checked_json(input, "The input query parameter");
+}
+
+/**
+ * A value produced only once something awaits it. Procedures ask for their
+ * input after their credentials middleware, so a body handed over this way
+ * is not read at all for a request refused before, and is read with its
+ * credentials known otherwise.
+ */
+function when_awaited<T>(produce: () => Promise<T>): PromiseLike<T> {
+  let started: Promise<T> | undefined;
+  return {
+    then(on_value, on_error) {
+      started ??= produce();
+      return started.then(on_value, on_error);
+    },
+  };
+}
+
+const text_encoder = new TextEncoder();
 
 /** True when the request's bearer token is `token` (compared in constant time). */
 function bearer_matches(request: Request, token: string): boolean {
@@ -271,7 +309,9 @@ function is_bodyless(request: Request): boolean {
 export function create_app(options: AppOptions): Handler {
   const body_limits: BodyLimits = {
     max_bytes: options.max_body_bytes ?? 1024 * 1024,
+    anonymous_max_bytes: ANONYMOUS_BODY_MAX_BYTES,
     timeout_ms: options.body_timeout_ms ?? 30_000,
+    min_bytes_per_second: options.body_min_bytes_per_second ?? 0,
   };
   const serve_docs = create_docs();
   const openapi_document = build_openapi_document();
@@ -304,11 +344,28 @@ export function create_app(options: AppOptions): Handler {
     // deno-lint-ignore no-explicit-any
   } as any);
 
+  /** True when the request carries the operator's admin token. */
+  function has_admin_token(request: Request): boolean {
+    const authorization = request.headers.get("authorization");
+    if (!authorization) return false;
+    try {
+      options.services.authenticate_admin(authorization);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async function context_for(
     request: Request,
     binary_pdf: boolean,
+    limits: BodyLimits,
   ): Promise<ServiceContext> {
     const session = (await options.resolve_session?.(request)) ?? null;
+    // A session or the admin token is known before any body is read; an
+    // API key once the procedure checked it (`credentials_checked`).
+    const lease = limits.lease;
+    if (session || has_admin_token(request)) lease?.known();
     const response: ResponseSink = {
       headers: new Headers(),
       account_id: session?.account.id,
@@ -322,6 +379,7 @@ export function create_app(options: AppOptions): Handler {
       origin: options.public_url ?? new URL(request.url).origin,
       accept_language: request.headers.get("accept-language"),
       client_address: client_addresses.get(request),
+      credentials_checked: () => lease?.known(),
       response,
       services: options.services,
     };
@@ -347,11 +405,10 @@ export function create_app(options: AppOptions): Handler {
         headers: { Allow: GENERATE_ALLOW },
       });
     }
-    const ctx = await context_for(request, true);
-    // The body is read while the key is checked, but its errors surface only
-    // when the procedure parses its input, i.e. after authentication.
-    const body = read_json_body(request, limits);
-    body.catch(() => {});
+    const ctx = await context_for(request, true, limits);
+    // Read when the procedure parses its input, after the key checked out:
+    // a request with a bad key gets its 401 without a byte of body held.
+    const body = when_awaited(() => read_json_body(request, limits));
     try {
       const result = await create_caller(ctx).invoice.generate(
         body as unknown as InvoiceRequest,
@@ -377,17 +434,34 @@ export function create_app(options: AppOptions): Handler {
     limits: BodyLimits,
   ): Promise<Response> {
     refuse_auth_batches(url);
-    const ctx = await context_for(request, false);
-    // The same body checks as every JSON entry point; the procedure gets the
+    check_query_input(request, url);
+    const ctx = await context_for(request, false, limits);
+    // The same body checks as every JSON entry point, made when a procedure
+    // asks for its input (after its credentials middleware); it gets the
     // checked text in a fresh Request, whose signal is not the connection's
-    // (Deno aborts that one after every response).
+    // (Deno aborts that one after every response). A body that fails them
+    // is answered like any other entry point's.
+    let body_error: unknown;
     const body = request.body
-      ? await read_checked_json(request, limits, { allow_empty: true })
+      ? new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const checked = await read_checked_json(request, limits, {
+              allow_empty: true,
+            });
+            if (checked) controller.enqueue(text_encoder.encode(checked.text));
+            controller.close();
+          } catch (error) {
+            body_error = error;
+            controller.error(error);
+          }
+        },
+      }, { highWaterMark: 0 })
       : undefined;
     const forwarded = new Request(request.url, {
       method: request.method,
       headers: request.headers,
-      body: body?.text,
+      body,
     });
     const response = await fetchRequestHandler({
       endpoint: "/trpc",
@@ -397,8 +471,14 @@ export function create_app(options: AppOptions): Handler {
       responseMeta: ({ errors }) => ({
         headers: with_error_headers(ctx.response.headers, errors),
       }),
-      onError: ({ error }) => log_fault(error),
+      onError: ({ error }) => {
+        if (body_error === undefined) log_fault(error);
+      },
     });
+    if (body_error !== undefined) {
+      await response.body?.cancel();
+      throw body_error;
+    }
     if (response.status === 405) {
       // Queries are read by GET, mutations sent by POST.
       const name = new URL(request.url).pathname.slice("/trpc/".length);
@@ -417,7 +497,7 @@ export function create_app(options: AppOptions): Handler {
     url: URL,
     limits: BodyLimits,
   ): Promise<Response> {
-    const ctx = await context_for(request, false);
+    const ctx = await context_for(request, false, limits);
     let body: unknown = undefined;
     let headers = request.headers;
     if (
@@ -513,7 +593,12 @@ export function create_app(options: AppOptions): Handler {
       );
     }
     // The signature covers the exact bytes, so the body is never re-encoded.
-    const raw = await read_body_bytes(request, limits);
+    // Anonymous until the signature checks out; Stripe retries a 503.
+    const raw = await read_body_bytes(request, {
+      ...limits,
+      anonymous_max_bytes: undefined,
+      expansion: RAW_BODY_EXPANSION,
+    });
     const outcome = await handle(raw, request.headers.get("stripe-signature"));
     return json_response(outcome);
   }
@@ -623,7 +708,10 @@ export function create_app(options: AppOptions): Handler {
     // Parsed once: routing, CORS, metrics and the log all need the path.
     const url = new URL(request.url);
     const cors_origin = allowed_origin(request, url.pathname);
-    const lease = options.memory_budget?.lease();
+    // Anonymous until the request's credentials check out.
+    const lease = options.memory_budget?.anonymous_lease(
+      address_group(client_addresses.get(request) ?? ""),
+    );
     try {
       response = cors_origin && request.method === "OPTIONS"
         ? new Response(null, { status: 204, headers: PREFLIGHT_HEADERS })

@@ -143,3 +143,23 @@ export function resolve_client_address(
   }
   return client;
 }
+
+/**
+ * The group a client address counts in for per-address shares: an IPv4
+ * address itself, an IPv6 address by its /64 (one subscriber's usual
+ * allocation, which they can fill with addresses at will). Text that is no
+ * address is its own group.
+ */
+export function address_group(address: string): string {
+  const parsed = parse_address(address);
+  if (!parsed) return address;
+  if (parsed.version === 4) {
+    const value = Number(parsed.value);
+    return [24, 16, 8, 0].map((shift) => (value >>> shift) & 255).join(".");
+  }
+  const prefix = parsed.value >> 64n;
+  const groups = [48n, 32n, 16n, 0n].map((shift) =>
+    ((prefix >> shift) & 0xffffn).toString(16)
+  );
+  return `${groups.join(":")}::/64`;
+}

@@ -18,6 +18,11 @@ export interface Config {
   max_body_bytes: number;
   /** Longest a request body may take to arrive, in ms (`BODY_TIMEOUT_MS`). */
   body_timeout_ms: number;
+  /**
+   * Slowest average rate a request body may arrive at after its first 2 s,
+   * in bytes a second (`BODY_MIN_BYTES_PER_SECOND`, default 1024; 0: none).
+   */
+  body_min_bytes_per_second: number;
   /** Longest a request head may take to arrive, in ms (`HEADER_TIMEOUT_MS`; 0: no limit). */
   header_timeout_ms: number;
   /** Longest a connection may sit idle between requests, in ms (`KEEP_ALIVE_TIMEOUT_MS`; 0: no limit). */
@@ -56,6 +61,12 @@ export interface Config {
    * default 64): bodies as parsed, documents not yet handed over; past it, 503.
    */
   request_memory_mb: number;
+  /**
+   * MiB of that which requests without checked credentials may hold
+   * together (`ANONYMOUS_REQUEST_MEMORY_MB`, default an eighth of
+   * `REQUEST_MEMORY_MB`, at least 1); one client address a quarter of it.
+   */
+  anonymous_request_memory_mb: number;
   /** Stripe billing (`STRIPE_*`); unset: billing is off. */
   stripe?: StripeConfig;
   /** Proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`); empty: none. */
@@ -333,6 +344,13 @@ export function load_config(
       "PUBLIC_URL is required with SMTP_URL: links in mail point to it, e.g. PUBLIC_URL=https://invoices.example.com",
     );
   }
+  const request_memory_mb =
+    optional_int("REQUEST_MEMORY_MB", { min: 8, max: 65_536 }) ?? 64;
+  const anonymous_request_memory_mb =
+    optional_int("ANONYMOUS_REQUEST_MEMORY_MB", {
+      min: 1,
+      max: Math.floor(request_memory_mb / 2),
+    }) ?? Math.max(1, Math.floor(request_memory_mb / 8));
   const admin_token = get("ADMIN_TOKEN");
   if (admin_token !== undefined && admin_token.length < 16) {
     throw new ConfigError(
@@ -357,6 +375,10 @@ export function load_config(
     body_timeout_ms:
       optional_int("BODY_TIMEOUT_MS", { min: 100, max: 600_000 }) ??
         30_000,
+    body_min_bytes_per_second: optional_int("BODY_MIN_BYTES_PER_SECOND", {
+      min: 0,
+      max: 1_000_000_000,
+    }) ?? 1024,
     header_timeout_ms: optional_timeout("HEADER_TIMEOUT_MS", 600_000) ??
       15_000,
     keep_alive_timeout_ms:
@@ -399,8 +421,8 @@ export function load_config(
       min: 1,
       max: 100_000,
     }) ?? 30,
-    request_memory_mb:
-      optional_int("REQUEST_MEMORY_MB", { min: 8, max: 65_536 }) ?? 64,
+    request_memory_mb,
+    anonymous_request_memory_mb,
     stripe: parse_stripe(get),
     public_url,
     metrics_token,

@@ -61,6 +61,9 @@ export interface RequestMemory {
   readonly in_use: number;
   readonly peak: number;
   readonly refused: number;
+  readonly anonymous_limit: number;
+  readonly anonymous_in_use: number;
+  readonly anonymous_refused: number;
 }
 
 function request_memory_lines(memory: RequestMemory): string[] {
@@ -77,6 +80,15 @@ function request_memory_lines(memory: RequestMemory): string[] {
     "# HELP request_memory_refusals_total Requests refused with 503 because the budget was used up.",
     "# TYPE request_memory_refusals_total counter",
     `request_memory_refusals_total ${memory.refused}`,
+    "# HELP request_memory_anonymous_bytes Bytes held by requests whose credentials have not checked out.",
+    "# TYPE request_memory_anonymous_bytes gauge",
+    `request_memory_anonymous_bytes ${memory.anonymous_in_use}`,
+    "# HELP request_memory_anonymous_limit_bytes What those may hold together (ANONYMOUS_REQUEST_MEMORY_MB).",
+    "# TYPE request_memory_anonymous_limit_bytes gauge",
+    `request_memory_anonymous_limit_bytes ${memory.anonymous_limit}`,
+    "# HELP request_memory_anonymous_refusals_total Requests without checked credentials refused with 503 because their part was used up.",
+    "# TYPE request_memory_anonymous_refusals_total counter",
+    `request_memory_anonymous_refusals_total ${memory.anonymous_refused}`,
   ];
 }
 

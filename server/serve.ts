@@ -78,7 +78,9 @@ export async function start_server(
     now: options.now ?? (() => new Date()),
   });
   if (pool) metrics.track_queue_depth(() => pool.queue_depth);
-  const memory_budget = new MemoryBudget(config.request_memory_mb * 2 ** 20);
+  const memory_budget = new MemoryBudget(config.request_memory_mb * 2 ** 20, {
+    anonymous_limit: config.anonymous_request_memory_mb * 2 ** 20,
+  });
   metrics.track_request_memory(memory_budget);
   const signup: SignupPolicy = {
     enabled: config.signup_enabled,
@@ -145,6 +147,7 @@ export async function start_server(
     ...dashboard.app_options,
     max_body_bytes: config.max_body_bytes,
     body_timeout_ms: config.body_timeout_ms,
+    body_min_bytes_per_second: config.body_min_bytes_per_second,
     memory_budget,
     check_ready: () => database.ping(),
     cors_origins: config.cors_origins,

@@ -5,6 +5,7 @@
  */
 import { assertEquals, assertMatch, assertThrows } from "./assert.ts";
 import {
+  address_group,
   parse_trusted_proxies,
   resolve_client_address,
 } from "../server/client_address.ts";
@@ -146,4 +147,16 @@ Deno.test("sign-ups are limited per client address (forwarded through a trusted 
   } finally {
     await server.close();
   }
+});
+
+Deno.test("address groups: IPv4 by address, IPv6 by its /64", () => {
+  assertEquals(address_group("192.0.2.7"), "192.0.2.7");
+  assertEquals(address_group("::ffff:192.0.2.7"), "192.0.2.7");
+  assertEquals(address_group("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+  assertEquals(
+    address_group("2001:db8:1:2:bbbb:cccc:dddd:eeee"),
+    "2001:db8:1:2::/64",
+  );
+  assertEquals(address_group("2001:db8:1:3::1"), "2001:db8:1:3::/64");
+  assertEquals(address_group("not an address"), "not an address");
 });

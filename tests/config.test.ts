@@ -104,3 +104,34 @@ Deno.test("main.ts exits 1 with the message on invalid configuration", async () 
     /Invalid configuration: PUBLIC_URL is required with SMTP_URL/,
   );
 });
+
+Deno.test("configuration: body rate and the anonymous part of the request memory", () => {
+  const config = load_config({});
+  assertEquals(config.body_min_bytes_per_second, 1024);
+  assertEquals(config.request_memory_mb, 64);
+  assertEquals(config.anonymous_request_memory_mb, 8);
+  const set = load_config({
+    BODY_MIN_BYTES_PER_SECOND: "0",
+    REQUEST_MEMORY_MB: "256",
+  });
+  assertEquals(set.body_min_bytes_per_second, 0);
+  assertEquals(set.anonymous_request_memory_mb, 32);
+  assertEquals(
+    load_config({ ANONYMOUS_REQUEST_MEMORY_MB: "4" })
+      .anonymous_request_memory_mb,
+    4,
+  );
+  assertEquals(
+    load_config({ REQUEST_MEMORY_MB: "8" }).anonymous_request_memory_mb,
+    1,
+  );
+  assertThrows(
+    () => load_config({ ANONYMOUS_REQUEST_MEMORY_MB: "40" }),
+    ConfigError,
+    "ANONYMOUS_REQUEST_MEMORY_MB must be between 1 and 32, got 40",
+  );
+  assertThrows(
+    () => load_config({ BODY_MIN_BYTES_PER_SECOND: "fast" }),
+    ConfigError,
+  );
+});

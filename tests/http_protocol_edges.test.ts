@@ -4,7 +4,11 @@
  * that carry a secret, and a `/metrics` token.
  */
 import { assertEquals, assertMatch } from "./assert.ts";
-import { start_test_server, type TestServer } from "./helpers/test_server.ts";
+import {
+  start_test_server,
+  TEST_ADMIN_TOKEN,
+  type TestServer,
+} from "./helpers/test_server.ts";
 import { full_invoice } from "./fixtures/invoices.ts";
 
 interface BodyCase {
@@ -239,5 +243,60 @@ Deno.test("/metrics: open without METRICS_TOKEN, Bearer token required with it",
     assertMatch(await response.text(), /http_requests_total/);
   } finally {
     await closed.close();
+  }
+});
+
+Deno.test("one JSON reader: tRPC ?input= query strings get the same checks as bodies", async (t) => {
+  const server = await start_test_server();
+  try {
+    const query = (input: string) =>
+      fetch(
+        `${server.url}/trpc/admin.list_upgrade_requests?input=${
+          encodeURIComponent(input)
+        }`,
+        { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } },
+      );
+    await t.step("duplicate keys: the body's 400", async () => {
+      const response = await query('{"status":"open","status":"all"}');
+      const body = await response.json();
+      assertEquals(response.status, 400, JSON.stringify(body));
+      assertEquals(body.error.code, "invalid_request");
+      assertEquals(
+        body.error.message,
+        "Invalid request: status appears more than once",
+      );
+      assertEquals(body.error.details, [{
+        path: "status",
+        message: "appears more than once",
+      }]);
+    });
+    await t.step("nesting deeper than 64 levels: json_too_deep", async () => {
+      const response = await query(
+        `{"status":${"[".repeat(70)}${"]".repeat(70)}}`,
+      );
+      const body = await response.json();
+      assertEquals(response.status, 400, JSON.stringify(body));
+      assertEquals(body.error.code, "json_too_deep");
+    });
+    await t.step("malformed JSON: 400 naming the query parameter", async () => {
+      const response = await query('{"status":');
+      const body = await response.json();
+      assertEquals(response.status, 400);
+      assertEquals(body.error.code, "invalid_request");
+      assertMatch(
+        body.error.message,
+        /input query parameter is not valid JSON/,
+      );
+    });
+    await t.step("a valid input still works", async () => {
+      const response = await query('{"status":"open"}');
+      assertEquals(response.status, 200);
+      assertEquals(
+        Array.isArray((await response.json()).result.data.requests),
+        true,
+      );
+    });
+  } finally {
+    await server.close();
   }
 });

@@ -195,3 +195,34 @@ function parse_answer(
     length: start + length,
   };
 }
+
+/**
+ * Opens a connection to `url`'s port and sends a request head announcing a
+ * JSON body of `length` bytes plus the first bytes of that body; the rest
+ * is the test's to send (slowly, or never).
+ */
+export async function open_upload(
+  url: string,
+  options: {
+    path: string;
+    headers?: Record<string, string>;
+    length: number;
+    first: string;
+  },
+): Promise<RawConnection> {
+  const target = new URL(url);
+  const connection = await RawConnection.open(Number(target.port));
+  const headers = {
+    Host: target.host,
+    "Content-Type": "application/json",
+    ...options.headers,
+    "Content-Length": String(options.length),
+  };
+  await connection.send(
+    `POST ${options.path} HTTP/1.1\r\n` +
+      Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
+        .join("") +
+      "\r\n" + options.first,
+  );
+  return connection;
+}

@@ -301,9 +301,9 @@ export interface ServiceContext {
    */
   client_address?: string;
   /**
-   * Called once the request's API key checked out, before its input is
-   * read: the HTTP layer then lets the body use the memory budget of known
-   * clients instead of the small anonymous share.
+   * Called once the request's API key or admin token checked out, before
+   * its input is read: the HTTP layer then lets the body use the memory
+   * budget of known clients instead of the small anonymous share.
    */
   credentials_checked?: () => void;
   response: ResponseSink;

@@ -118,6 +118,7 @@ const session_procedure = base.use(({ ctx, next }) => {
 
 const admin_procedure = base.use(({ ctx, next }) => {
   ctx.services.authenticate_admin(ctx.authorization);
+  ctx.credentials_checked?.();
   return next();
 });
 

@@ -360,12 +360,15 @@ export function create_app(options: AppOptions): Handler {
     request: Request,
     binary_pdf: boolean,
     limits: BodyLimits,
+    admin_path = false,
   ): Promise<ServiceContext> {
     const session = (await options.resolve_session?.(request)) ?? null;
-    // A session or the admin token is known before any body is read; an
-    // API key once the procedure checked it (`credentials_checked`).
+    // A session is known before any body is read, and so is the admin token
+    // on the REST face's admin paths (whose bodies are read before the
+    // procedure runs); an API key or the admin token over tRPC once the
+    // procedure checked it (`credentials_checked`).
     const lease = limits.lease;
-    if (session || has_admin_token(request)) lease?.known();
+    if (session || (admin_path && has_admin_token(request))) lease?.known();
     const response: ResponseSink = {
       headers: new Headers(),
       account_id: session?.account.id,
@@ -497,7 +500,12 @@ export function create_app(options: AppOptions): Handler {
     url: URL,
     limits: BodyLimits,
   ): Promise<Response> {
-    const ctx = await context_for(request, false, limits);
+    const ctx = await context_for(
+      request,
+      false,
+      limits,
+      url.pathname.startsWith("/admin/"),
+    );
     let body: unknown = undefined;
     let headers = request.headers;
     if (

@@ -151,6 +151,7 @@ export function resolve_client_address(
  * address is its own group.
  */
 export function address_group(address: string): string {
+  if (/^\d{1,3}(?:\.\d{1,3}){3}$/.test(address)) return address;
   const parsed = parse_address(address);
   if (!parsed) return address;
   if (parsed.version === 4) {

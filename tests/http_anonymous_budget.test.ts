@@ -7,7 +7,11 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { invoice_with_items } from "./fixtures/invoices.ts";
-import { start_test_server, type TestServer } from "./helpers/test_server.ts";
+import {
+  start_test_server,
+  TEST_ADMIN_TOKEN,
+  type TestServer,
+} from "./helpers/test_server.ts";
 import { open_upload, type RawConnection } from "./helpers/raw_http.ts";
 import {
   BODY_EXPANSION,
@@ -282,6 +286,24 @@ Deno.test({
       });
       assertEquals(admin.status, 400);
       assertMatch((await admin.json()).error.message, /padding/);
+      // Over tRPC too: the body is read after the admin check.
+      const trpc_admin = await fetch(
+        `${server.url}/trpc/admin.create_account`,
+        {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+            "Content-Type": "application/json",
+          },
+          body: JSON.stringify({
+            email: "big@example.com",
+            plan: "starter",
+            padding: "x".repeat(30_000),
+          }),
+        },
+      );
+      assertEquals(trpc_admin.status, 400);
+      assertMatch(await trpc_admin.text(), /padding/);
     } finally {
       await server.close();
     }

@@ -57,13 +57,15 @@ async function run_ok(
   return result.stdout;
 }
 
-/** The README's `@ink/client` example, checked as part of the app. */
+/** The contract README's `@ink/client` example, checked as part of the app. */
 async function readme_example(): Promise<string> {
-  const readme = await Deno.readTextFile(new URL("README.md", CHECKOUT));
+  const readme = await Deno.readTextFile(
+    new URL("contract/README.md", CHECKOUT),
+  );
   const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
     .map((match) => match[1])
     .find((code) => code.includes('from "@ink/client"'));
-  assert(block, "the README shows an @ink/client example");
+  assert(block, "contract/README.md shows an @ink/client example");
   return block;
 }
 

@@ -22,8 +22,8 @@ const TYPES_MODULE = "router_types.ts";
 const README = `# ${PACKAGE_NAME}
 
 Typed calls to the Ink invoice service, built from the service's contract
-(\`deno task client\` in the service's repository). See the service's README,
-section "TypeScript callers".
+(\`deno task client\` in the service's repository). See the service's
+\`contract/README.md\`, section "TypeScript callers: @ink/client".
 
 \`\`\`ts
 import { createInkClient } from "${PACKAGE_NAME}";

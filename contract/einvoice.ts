@@ -29,7 +29,7 @@ interface PartyFields {
 }
 
 /**
- * The fields of the normalized invoice (contract/invoice_types.ts, issue 9)
+ * The fields of the normalized invoice (contract/invoice_types.ts)
  * that decide whether a format can be written.
  */
 export interface FormatCheckedInvoice {
@@ -47,7 +47,7 @@ export interface FormatCheckedInvoice {
   payment?: { iban?: string };
 }
 
-/** Output formats; `pdf` is today's PDF. */
+/** Output formats; `pdf` is the plain PDF. */
 export const INVOICE_FORMATS = [
   "pdf",
   "factur-x",

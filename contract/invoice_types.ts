@@ -18,7 +18,7 @@ export type DocumentType = "invoice" | "credit_note";
 export interface InvoiceParty {
   name: string;
   email: string;
-  /** The address as sent when it was one line (as before multi-line addresses). */
+  /** The address as sent when it was one line. */
   address?: string;
   /** Every address line, in order (from a one-line, multi-line or array `address`). */
   address_lines?: string[];
@@ -130,7 +130,7 @@ export interface Invoice {
   document_type: DocumentType;
   /** For a credit note: the invoice it corrects (BT-25). */
   preceding_invoice_number?: string;
-  /** A supported BCP 47 tag; absent: today's (en-US) output. */
+  /** A supported BCP 47 tag; absent: the default output (English words, ISO dates). */
   locale?: string;
   /** The printed name of the tax, overriding the locale's ("VAT", "GST", …). */
   tax_label?: string;

@@ -131,7 +131,7 @@ function session_control_of(ctx: ServiceContext): SessionControl {
 
 /**
  * Without a `locale` in the body, the request's `Accept-Language` picks a
- * supported one; without both the invoice keeps today's output.
+ * supported one; without both the invoice gets the default output.
  */
 function with_negotiated_locale(
   invoice: Invoice,

@@ -6,7 +6,7 @@
  * …` on every parse. V8 allocates a function literal assigned to a property
  * directly in the old generation, so each parse left an old closure that
  * pinned the payload and the parsed invoice until the next full collection
- * (about 4 KB promoted per request; see the README, issue 13, fifth sitting).
+ * (about 4 KB promoted per request; see tests/bench/README.md, Decisions).
  * Here the sink is an ordinary object, which dies young with the request.
  *
  * @module

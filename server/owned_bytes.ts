@@ -6,9 +6,9 @@
  * point at after the response is sent. V8 counts its bytes as external memory
  * until those objects are collected, which for objects promoted to the old
  * generation means the next full collection; at 200 requests a second that
- * memory alone started a full collection about every second (README, issue
- * 13, fifth sitting). Moving the bytes into a fresh buffer detaches the old
- * one, so only the response owns them.
+ * memory alone started a full collection about every second
+ * (tests/bench/README.md, Decisions). Moving the bytes into a fresh buffer
+ * detaches the old one, so only the response owns them.
  *
  * @module
  */

@@ -657,7 +657,7 @@ export function create_services(
     // reserved, so the two overlap instead of adding up (about 1 ms less
     // per request at low load); the PDF is returned only after a
     // successful reservation. Under load (no idle worker) renders wait
-    // for the quota as before, and so do accounts just found over their
+    // for the quota reservation, and so do accounts just found over their
     // limit (see may_render_early).
     const exhausted_key = exhausted_key_of(principal.account.id, at);
     // Reserved already when the key statement charged it too (one round

@@ -20,7 +20,7 @@ export interface ScryptParams {
   p: number;
 }
 
-/** Today's parameters: N = 2^15, r = 8 → 32 MiB and ~0.1 s per hash here. */
+/** The parameters: N = 2^15, r = 8 → 32 MiB and ~0.1 s per hash here. */
 export const DEFAULT_SCRYPT_PARAMS: ScryptParams = { log_n: 15, r: 8, p: 1 };
 
 const SALT_BYTES = 16;

@@ -1294,7 +1294,7 @@ export function sanitize_text(text: string): string {
         kept += " ";
       } else if (cp === 0x200c || cp === 0x200d) {
         // Joiners shape the letters around them (Persian, Indic); they are
-        // kept with script text and dropped elsewhere, as before.
+        // kept with script text and dropped elsewhere.
         kept += ch;
       } else if (is_ignorable_format_character(cp)) {
         continue;

@@ -1,6 +1,6 @@
 /**
  * How numbers, money, dates, percentages and countries are written on an
- * invoice: today's fixed format without a locale, `Intl` with one.
+ * invoice: a fixed default format without a locale, `Intl` with one.
  *
  * Intl formatters are costly to build (tens of microseconds each) and cheap
  * to use, so each (locale, currency) set is built once per process and kept.
@@ -34,8 +34,8 @@ const cache = new Map<string, Formats>();
 
 /**
  * The formats for `locale` (a supported BCP 47 tag) and `currency` (ISO 4217
- * code), built once per process and pair. Without a locale: today's formats
- * ("EUR 1,234.50", ISO dates), unchanged.
+ * code), built once per process and pair. Without a locale: the default
+ * formats ("EUR 1,234.50", ISO dates).
  */
 export function formats_for(
   locale: string | undefined,

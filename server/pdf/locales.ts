@@ -962,7 +962,7 @@ const PT_UNITS = units({
   E48: "serviço",
 });
 
-// Issue 11: Chinese, Japanese, Korean, Arabic, Hebrew, Hindi and Thai.
+// Chinese, Japanese, Korean, Arabic, Hebrew, Hindi and Thai.
 
 const ZH_CN: Labels = {
   invoice: "发票",
@@ -1757,12 +1757,12 @@ export const LOCALE_TEXTS: Readonly<Record<string, LocaleTexts>> = {
   },
 };
 
-/** The locales the renderer has words for, in the order of issue 9. */
+/** The locales the renderer has words for, in the order of `LOCALE_TEXTS`. */
 export const RENDERER_LOCALES: readonly string[] = Object.keys(LOCALE_TEXTS);
 
 /**
- * Texts of `locale`; `undefined` (no locale on the invoice) gives today's
- * English words. An unknown tag also falls back to English: the contract
+ * Texts of `locale`; `undefined` (no locale on the invoice) gives the
+ * default English words. An unknown tag also falls back to English: the contract
  * rejects unknown locales, and a renderer never fails an invoice over one.
  */
 export function locale_texts(locale: string | undefined): LocaleTexts {

@@ -133,7 +133,7 @@ interface Layout {
   /** Printed name of the tax: `tax_label`, else the locale's. */
   tax: string;
   formats: Formats;
-  /** True without `locale`: today's words and formats, byte for byte. */
+  /** True without `locale`: the default words and formats. */
   legacy: boolean;
   /** Content box width (between the side margins). */
   width: number;
@@ -185,7 +185,7 @@ function present(value: string | undefined): value is string {
  * kept together with the last row; the tax breakdown; payment details with
  * an EPC QR code; notes; "Page X of Y" on every page. Sections and columns
  * appear only when the invoice has their data: an invoice with none of the
- * fields of issue 9 renders exactly as before them.
+ * business fields (tax, locale, payment, logo, …) gets the base layout.
  *
  * With `locale`, labels are that locale's and numbers, money and dates are
  * formatted through `Intl`.
@@ -777,8 +777,8 @@ interface TotalRow {
 /**
  * The rows under the items: subtotal; discounts and charges; total without
  * tax and total tax when the invoice has tax; total; amount paid and amount
- * due when something was paid. A seed-style invoice gets subtotal and total
- * only, as before.
+ * due when something was paid. An invoice without tax, discounts, charges
+ * or payments gets subtotal and total only.
  */
 function total_rows(layout: Layout): TotalRow[] {
   const { invoice, formats } = layout;
@@ -1714,7 +1714,10 @@ function pdf_date(date: string): string {
   return `D:${year}${pad(month)}${pad(day)}000000+00'00'`;
 }
 
-/** Fields that are not part of the original hash input (issue 9 and later). */
+/**
+ * Fields hashed in the base layout's fixed order; any other field is
+ * appended to the hash only when present (see `document_id`).
+ */
 const LEGACY_INVOICE_KEYS = new Set([
   "invoice_number",
   "date",
@@ -1726,7 +1729,7 @@ const LEGACY_INVOICE_KEYS = new Set([
   "notes",
   "subtotal",
   "total",
-  // Derived from other fields or equal to today's default: not content.
+  // Derived from other fields or equal to the default: not content.
   "has_tax",
   "amount_due",
 ]);

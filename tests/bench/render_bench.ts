@@ -11,7 +11,7 @@
  * Factur-X; see `render_cases.ts`). Each prints the CPU time per render
  * (all threads of the process, V8's garbage collection included), the
  * median wall time, the bytes V8 allocated per render (garbage) and the PDF
- * size, next to the row's target (README, "Renderer (issue 13)").
+ * size, next to the row's target (tests/bench/README.md, "Renderer").
  *
  * Then 1, 10, 100, 300 and 1,000 items, Latin-only and mixed Unicode
  * (Polish, Romanian, Hungarian, Greek, Cyrillic); targets: 10 Unicode items

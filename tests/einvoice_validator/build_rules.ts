@@ -84,11 +84,14 @@ export interface SourcePatch {
  * 2^53 lose digits; xs:decimal is exact. XRechnung's IBAN check BR-DE-19
  * takes a 20–40 digit number mod 97 as xs:integer and so fails every valid
  * IBAN under SaxonJS; its twin BR-DE-20 in the same file already uses
- * xs:decimal, which gives the same result in Saxon-HE. BR-DE-19 gets the same.
+ * xs:decimal, which gives the same result in Saxon-HE. BR-DE-19 gets the same,
+ * and so does Peppol's copy of it, DE-R-019 (its twin DE-R-020 is xs:decimal
+ * too).
  */
 export const PATCHES: readonly SourcePatch[] = [
   "xrechnung/XRechnung-CII-validation.xslt",
   "xrechnung/XRechnung-UBL-validation.xslt",
+  "peppol/PEPPOL-EN16931-UBL.xslt",
 ].map((xslt) => ({
   xslt,
   find: "xs:integer(string-join(for $cp in string-to-codepoints(",

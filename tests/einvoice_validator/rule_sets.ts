@@ -1,14 +1,21 @@
 /**
  * The rule sets the validator knows, one row each: the XML Schema a document
  * must satisfy and the official Schematron (compiled to XSLT, run from its
- * SEF) whose failed asserts are reported. Names are the validation kit's.
+ * SEF) whose failed asserts are reported. Names are the validation kit's;
+ * `peppol` (Peppol BIS Billing 3.0) is one the kit lacks.
  * The artefacts live in `tests/fixtures/einvoice_rules/` (see its README).
  *
  * @module
  */
 
-/** A rule set's name, as the kit spells it. */
-export type RuleSetName = "cii" | "facturx" | "ubl" | "xr-cii" | "xr-ubl";
+/** A rule set's name. */
+export type RuleSetName =
+  | "cii"
+  | "facturx"
+  | "ubl"
+  | "xr-cii"
+  | "xr-ubl"
+  | "peppol";
 
 /** The XML Schema of a rule set: one file, or the UBL pair picked by root. */
 export type SchemaChoice =
@@ -75,6 +82,11 @@ export const RULE_SETS: readonly RuleSet[] = [
     name: "xr-ubl",
     label: "XRechnung-UBL",
     xslt: "xrechnung/XRechnung-UBL-validation.xslt",
+  },
+  {
+    name: "peppol",
+    label: "PEPPOL-EN16931-UBL",
+    xslt: "peppol/PEPPOL-EN16931-UBL.xslt",
   },
 ];
 

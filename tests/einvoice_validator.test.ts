@@ -1,7 +1,7 @@
 /**
  * The in-project e-invoice validator (`tests/einvoice_validator/`): the
  * official examples pass, broken documents fail with the rule that catches
- * them, Factur-X PDFs are read, `deno task validate` reports and exits as
+ * them, Peppol documents get the Peppol rules, Factur-X PDFs are read, `deno task validate` reports and exits as
  * documented, and the committed compiled rules are what their XSLT gives.
  */
 import {
@@ -43,6 +43,10 @@ function example(name: string): string {
   return Deno.readTextFileSync(new URL(`examples/${name}`, RULES_DIR));
 }
 
+function peppol_example(name: string): string {
+  return Deno.readTextFileSync(new URL(`peppol/${name}`, RULES_DIR));
+}
+
 /** "flag rules id" of every failed rule. */
 function failed(result: ValidationResult): string[] {
   return result.failures.map((f) => `${f.flag} ${f.rules} ${f.id}`);
@@ -66,10 +70,15 @@ Deno.test("the official examples pass the rules of their syntax", async () => {
     "CII_example5.xml",
   ];
   const ubl = ["UBL_guide-example1.xml", "UBL_ubl-tc434-example1.xml"];
+  const peppol = ["base-example.xml", "base-creditnote-correction.xml"];
   for (
-    const [names, sets] of [[cii, "cii+facturx"], [ubl, "ubl"]] as const
+    const [names, read, sets] of [
+      [cii, example, "cii+facturx"],
+      [ubl, example, "ubl"],
+      [peppol, peppol_example, "ubl+peppol"],
+    ] as const
   ) {
-    const results = await validate_einvoices(names.map(example), sets);
+    const results = await validate_einvoices(names.map(read), sets);
     results.forEach((result, index) => {
       assertEquals(result.schema_errors, [], names[index]);
       assertEquals(fatal_ids(result), [], names[index]);
@@ -162,6 +171,40 @@ Deno.test("XRechnung rules: BR-DE-15 is fatal; the IBAN check needs exact big in
   assert(wrong_iban.valid);
 });
 
+Deno.test("Peppol rules: our ubl output passes; a missing or e-mail endpoint is fatal", async () => {
+  const xml = invoice_xml(german_invoice(), { format: "ubl" });
+  assertEquals(rule_sets_for(xml), ["ubl", "peppol"]);
+  const good = await validate_einvoice(xml, "ubl+peppol");
+  assertEquals(failed(good), []);
+  assert(good.valid);
+  // BT-34 absent: Peppol requires the seller's electronic address.
+  const no_endpoint = await validate_einvoice(
+    replace_once(
+      xml,
+      /<cbc:EndpointID schemeID="9930">DE123456789<\/cbc:EndpointID>/,
+      "",
+    ),
+    "ubl+peppol",
+  );
+  assert(!no_endpoint.valid);
+  assertEquals(fatal_ids(no_endpoint), ["PEPPOL-EN16931-R020"]);
+  const r020 = no_endpoint.failures[0];
+  assertEquals([r020.flag, r020.rules], ["fatal", "PEPPOL-EN16931-UBL"]);
+  assertStringIncludes(r020.message, "Seller electronic address");
+  // EN 16931 allows an e-mail address (EAS code EM); Peppol's code list does not.
+  const email_xml = replace_once(xml, /schemeID="9930"/, 'schemeID="EM"');
+  const email = await validate_einvoice(email_xml, "ubl+peppol");
+  assertEquals(fatal_ids(email), ["PEPPOL-EN16931-CL008"]);
+  assert((await validate_einvoice(email_xml, "ubl")).valid);
+  // DE-R-019, Peppol's copy of XRechnung's IBAN check, needs exact integers
+  // as BR-DE-19 does: a wrong check digit warns, the right one does not.
+  const wrong_iban = await validate_einvoice(
+    xml.replaceAll("DE89370400440532013000", "DE88370400440532013000"),
+    "ubl+peppol",
+  );
+  assertEquals(failed(wrong_iban), ["warning PEPPOL-EN16931-UBL DE-R-019"]);
+});
+
 Deno.test("a Factur-X PDF is validated by the XML inside it", async () => {
   const invoice = german_invoice();
   const pdf = render_invoice_document(invoice, { format: "factur-x" }).bytes;
@@ -184,13 +227,26 @@ Deno.test("rule sets follow the document's syntax and specification identifier",
     ["factur-x", ["cii", "facturx"]],
     ["cii", ["cii", "facturx"]],
     ["xrechnung-cii", ["cii", "xr-cii"]],
-    ["ubl", ["ubl"]],
+    ["ubl", ["ubl", "peppol"]],
     ["xrechnung-ubl", ["ubl", "xr-ubl"]],
   ];
   for (const [format, sets] of expected) {
     assertEquals(rule_sets_for(invoice_xml(invoice, { format })), sets, format);
   }
   assertEquals(rule_sets_for("<html><body/></html>"), undefined);
+  // A Peppol extension (a national CIUS) is still Peppol; other UBL is not.
+  const ubl = invoice_xml(invoice, { format: "ubl" });
+  const id = "poacc:billing:3.0</cbc:CustomizationID>";
+  for (
+    const [suffix, sets] of [["#conformant#urn:x", ["ubl", "peppol"]], [".1", [
+      "ubl",
+    ]]] as const
+  ) {
+    assertEquals(
+      rule_sets_for(ubl.replace(id, id.replace("3.0", `3.0${suffix}`))),
+      sets,
+    );
+  }
 });
 
 /** Runs `deno task validate` as a user would, from another folder. */
@@ -228,9 +284,13 @@ Deno.test("deno task validate: one line per failed rule, a summary, exit 1 only 
       render_invoice_document(invoice, { format: "factur-x" }).bytes,
     );
     const bad = replace_once(
-      invoice_xml(invoice, { format: "ubl" }),
-      /(<cbc:TaxInclusiveAmount currencyID="EUR">)[^<]*/,
-      "$11.00",
+      replace_once(
+        invoice_xml(invoice, { format: "ubl" }),
+        /(<cbc:TaxInclusiveAmount currencyID="EUR">)[^<]*/,
+        "$11.00",
+      ),
+      /<cbc:EndpointID schemeID="9930">[^<]*<\/cbc:EndpointID>/,
+      "",
     );
     await Deno.writeTextFile(`${dir}/bad.xml`, bad);
 
@@ -250,10 +310,13 @@ Deno.test("deno task validate: one line per failed rule, a summary, exit 1 only 
       [
         "fatal bad.xml: EN16931-UBL: [BR-CO-15]",
         "fatal bad.xml: EN16931-UBL: [BR-CO-16]",
+        "fatal bad.xml: PEPPOL-EN16931-UBL: [PEPPOL-EN16931-R020]",
       ],
     );
     assert(
-      mixed.lines.includes("ubl: 1 files, 1 invalid; 2 fatal, 0 warnings"),
+      mixed.lines.includes(
+        "ubl+peppol: 1 files, 1 invalid; 3 fatal, 0 warnings",
+      ),
     );
 
     const forced = await validate_task(["--rules", "cii", "good.pdf"], dir);
@@ -266,7 +329,7 @@ Deno.test("deno task validate: one line per failed rule, a summary, exit 1 only 
     assertStringIncludes(missing.lines[0], "error nothing.xml:");
     assertEquals((await validate_task([], dir)).code, 2);
     assertEquals(
-      (await validate_task(["--rules", "peppol", "good.xml"], dir)).code,
+      (await validate_task(["--rules", "ebinterface", "good.xml"], dir)).code,
       2,
     );
   } finally {

@@ -7,8 +7,9 @@
  *
  * Rule sets come from each document: CII with the XRechnung identifier →
  * cii+xr-cii, other CII → cii (+facturx for EN 16931's own identifier, and
- * for XML out of a PDF), UBL with the XRechnung identifier → ubl+xr-ubl,
- * other UBL → ubl. `--rules cii+facturx` sets them for every file.
+ * for XML out of a PDF), UBL with the XRechnung identifier → ubl+xr-ubl, UBL
+ * with the Peppol BIS Billing 3.0 identifier → ubl+peppol, other UBL → ubl.
+ * `--rules cii+facturx` sets them for every file.
  *
  * @module
  */
@@ -26,8 +27,8 @@ import { is_pdf } from "./factur_x_pdf.ts";
 
 const USAGE = `usage: deno task validate [--rules SETS] FILE...
 
-Validates e-invoices (UBL, CII, XRechnung, Factur-X XML or PDF) with the
-official XML Schemas and EN 16931 / Factur-X / XRechnung rules.
+Validates e-invoices (UBL, CII, XRechnung, Peppol, Factur-X XML or PDF) with
+the official XML Schemas and EN 16931 / Factur-X / XRechnung / Peppol rules.
 SETS joins rule sets with "+": ${RULE_SETS.map((set) => set.name).join(", ")}.
 Exit status: 0 no schema error and no fatal rule, 1 otherwise, 2 usage.`;
 

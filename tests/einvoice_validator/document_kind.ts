@@ -46,6 +46,13 @@ const KINDS: readonly Kind[] = [
   },
   { roots: CII, id: /(?:)/, rule_sets: ["cii"] },
   { roots: UBL, id: /xrechnung/i, rule_sets: ["ubl", "xr-ubl"] },
+  // Peppol BIS Billing 3.0, alone or extended ("…billing:3.0#conformant#…").
+  {
+    roots: UBL,
+    id:
+      /^urn:cen\.eu:en16931:2017#compliant#urn:fdc:peppol\.eu:2017:poacc:billing:3\.0(?:#|$)/,
+    rule_sets: ["ubl", "peppol"],
+  },
   { roots: UBL, id: /(?:)/, rule_sets: ["ubl"] },
 ];
 

@@ -1,10 +1,10 @@
 /**
  * Validates e-invoices the way receiving platforms do, with no Java and no
  * native tools: XML Schema first (libxml2 in WebAssembly), then the official
- * EN 16931, Factur-X and XRechnung Schematron rules (compiled to SEF, run by
- * SaxonJS). The artefacts are the validation kit's, in
- * `tests/fixtures/einvoice_rules/`; the results are the kit's: schema errors
- * and failed rules with flag, id and message.
+ * EN 16931, Factur-X, XRechnung and Peppol BIS Billing 3.0 Schematron rules
+ * (compiled to SEF, run by SaxonJS). The artefacts are the validation kit's
+ * and OpenPeppol's, in `tests/fixtures/einvoice_rules/`; the results read as
+ * the kit's: schema errors and failed rules with flag, id and message.
  *
  * It is the oracle of the e-invoice tests and the engine of
  * `deno task validate FILE…`; the service itself never loads it.

@@ -1,8 +1,8 @@
 /**
- * Validates many e-invoices at once with the validation kit's official rules,
- * run in-process by the project's validator (`tests/einvoice_validator/`):
- * XML Schema, then EN 16931 / Factur-X / XRechnung Schematron. Needs no Java
- * and nothing outside the repository.
+ * Validates many e-invoices at once with the official rules, run in-process
+ * by the project's validator (`tests/einvoice_validator/`): XML Schema, then
+ * EN 16931 / Factur-X / XRechnung / Peppol Schematron. Needs no Java and
+ * nothing outside the repository.
  *
  * @module
  */

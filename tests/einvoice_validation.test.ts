@@ -1,7 +1,8 @@
 /**
  * Every e-invoice we write passes the official validation artefacts
  * (`tests/fixtures/einvoice_rules/`, run in-process by
- * `tests/einvoice_validator/`) with no fatal error: a corpus of requests
+ * `tests/einvoice_validator/`; `ubl` is Peppol BIS Billing 3.0, so its rules
+ * run too) with no fatal error: a corpus of requests
  * covering every tax situation, parsed by the contract as the service parses
  * them, written in each format and validated in one run per rule set.
  */
@@ -22,7 +23,7 @@ const VARIANTS = 4; // 13 scenarios × 4 = 52 invoices per format
 const RULESETS: [DocumentFormat, string][] = [
   ["factur-x", "cii+facturx"],
   ["cii", "cii"],
-  ["ubl", "ubl"],
+  ["ubl", "ubl+peppol"],
   ["xrechnung-cii", "cii+xr-cii"],
   ["xrechnung-ubl", "ubl+xr-ubl"],
 ];
@@ -47,6 +48,7 @@ Deno.test("the corpus covers every scenario and needs nothing more for any forma
 });
 
 const BROKEN = "broken-on-purpose";
+const BROKEN_PEPPOL = "broken-on-purpose-peppol";
 
 /** The example requests of the e-invoice README, parsed as the service does. */
 function readme_examples() {
@@ -102,6 +104,14 @@ for (const [format, ruleset] of RULESETS) {
             '<cbc:TaxInclusiveAmount currencyID="EUR">1.00<',
           ),
         );
+        // The Peppol rules are live: no seller electronic address (R020) fails.
+        files.set(
+          BROKEN_PEPPOL,
+          invoice_xml(invoices[0].invoice, { format }).replace(
+            /<cbc:EndpointID [^>]*>[^<]*<\/cbc:EndpointID>/,
+            "",
+          ),
+        );
       }
       const run = await validate_xml(ruleset, files);
       console.log(`  ${format}: ${run.output.trim().split("\n").pop()}`);
@@ -110,13 +120,25 @@ for (const [format, ruleset] of RULESETS) {
       );
       if (format === "ubl") {
         assert(!run.ok);
-        assertEquals(run.invalid_files, 1, run.output);
+        assertEquals(run.invalid_files, 2, run.output);
         assert(
           fatal_lines.length > 0 &&
-            fatal_lines.every((line) => line.includes(BROKEN)),
+            fatal_lines.every((line) =>
+              line.startsWith(`fatal ${BROKEN}: `) ||
+              line.startsWith(`fatal ${BROKEN_PEPPOL}: `)
+            ),
           run.output,
         );
-        assert(run.output.includes("BR-CO-15"), run.output);
+        assert(
+          run.output.includes(`fatal ${BROKEN}: EN16931-UBL: [BR-CO-15]`),
+          run.output,
+        );
+        assert(
+          run.output.includes(
+            `fatal ${BROKEN_PEPPOL}: PEPPOL-EN16931-UBL: [PEPPOL-EN16931-R020]`,
+          ),
+          run.output,
+        );
       } else {
         assertEquals(fatal_lines, []);
         assertEquals(run.fatal, 0, run.output);

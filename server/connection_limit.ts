@@ -71,3 +71,26 @@ export function connection_cap(
     lowered: configured > room,
   };
 }
+
+/**
+ * Descriptors this process may still open (the soft limit less those open,
+ * counted in `/proc/self/fd`); `undefined` when that cannot be known, 0 when
+ * not even the directory can be opened.
+ */
+export function free_descriptors(): number | undefined {
+  const limit = open_files_limit();
+  if (limit === undefined) return undefined;
+  let open = 0;
+  try {
+    for (const _ of Deno.readDirSync("/proc/self/fd")) open++;
+  } catch (error) {
+    if (
+      error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.NotCapable ||
+      error instanceof Deno.errors.PermissionDenied
+    ) return undefined;
+    return 0;
+  }
+  // The directory read itself held one while counting.
+  return Math.max(0, limit - (open - 1));
+}

@@ -15,8 +15,17 @@
  * renderer and its fonts) is not counted, and a worker's first render gets
  * {@link COLD_RENDER_ALLOWANCE_MS} more (first use of code and fonts), so
  * the service's own slowness is not taken for a slow document.
+ *
+ * A worker that cannot start (its modules fail to load, e.g. for want of
+ * file descriptors) never takes the process down: its slot tries again
+ * after 100 ms, doubling up to 5 s, and a render it had been given goes back
+ * to the queue. While no worker is running at all, renders are answered 503
+ * at once. A worker is not started with fewer than
+ * {@link WORKER_START_DESCRIPTORS} descriptors free: Deno (2.9) aborts the
+ * whole process when a worker thread cannot get the few it needs.
  */
 import { ApiError, type Invoice, type InvoiceFormat } from "../contract/mod.ts";
+import { free_descriptors } from "./connection_limit.ts";
 import type { RenderRequest, WorkerMessage } from "./render_worker.ts";
 
 /** Options of a {@link RenderPool}. */
@@ -29,6 +38,8 @@ export interface RenderPoolOptions {
   timeout_ms: number;
   /** Extra time for a worker's first render (default {@link COLD_RENDER_ALLOWANCE_MS}). */
   cold_allowance_ms?: number;
+  /** The worker module (default `render_worker.ts`; tests give a failing one). */
+  worker_url?: string | URL;
 }
 
 /** Extra deadline of a worker's first render: code and fonts are cold. */
@@ -52,7 +63,8 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker;
+  /** Unset while the slot waits to try a failed start again. */
+  worker?: Worker;
   job?: Job;
   timer?: ReturnType<typeof setTimeout>;
   /** The worker has loaded the renderer and takes renders at once. */
@@ -61,9 +73,23 @@ interface Slot {
   warm: boolean;
   /** When the current job's render started (performance.now()). */
   started?: number;
+  /** Starts that failed in a row; a worker that gets ready resets it. */
+  failed_starts: number;
+  /** The next start after a failed one. */
+  retry?: ReturnType<typeof setTimeout>;
 }
 
 const WORKER_URL = new URL("./render_worker.ts", import.meta.url).href;
+
+/**
+ * Descriptors that must be free to start a worker: it needs about 8 to
+ * start, and with fewer than 6 Deno aborts the process instead of failing.
+ */
+export const WORKER_START_DESCRIPTORS = 32;
+const FIRST_RETRY_MS = 100;
+const LONGEST_RETRY_MS = 5_000;
+// Failed starts are logged at most this often (every slot may fail at once).
+const START_FAILURE_LOG_MS = 1_000;
 
 /** A render cancelled at its deadline (503; the request is not charged). */
 export class RenderTimeoutError extends ApiError {
@@ -92,12 +118,15 @@ export class RenderPool {
   #next_id = 1;
   #closed = false;
   #last_account: string | undefined;
+  #last_failure_log = -Infinity;
 
   /** Starts `size` workers; each prepares its fonts once. */
   constructor(options: RenderPoolOptions) {
     this.#options = options;
     for (let index = 0; index < options.size; index++) {
-      this.#slots.push(this.#spawn());
+      const slot: Slot = { ready: false, warm: false, failed_starts: 0 };
+      this.#slots.push(slot);
+      this.#start(slot);
     }
   }
 
@@ -117,7 +146,7 @@ export class RenderPool {
    * free worker are expensive ones held back for others.)
    */
   get idle_workers(): number {
-    return this.#slots.filter((slot) => !slot.job).length;
+    return this.#slots.filter((slot) => slot.worker && !slot.job).length;
   }
 
   /**
@@ -145,6 +174,9 @@ export class RenderPool {
           headers: { "Retry-After": "1" },
         }),
       );
+    }
+    if (!this.#slots.some((slot) => slot.worker)) {
+      return Promise.reject(no_worker_error());
     }
     if (this.#queue.length >= this.#options.max_queue) {
       return Promise.reject(
@@ -199,27 +231,41 @@ export class RenderPool {
     }
     for (const slot of this.#slots) {
       clearTimeout(slot.timer);
+      clearTimeout(slot.retry);
       if (slot.job) {
         this.#report_time(slot);
         slot.job.reject(
           new ApiError("unavailable", "The service is shutting down"),
         );
       }
-      slot.worker.terminate();
+      slot.worker?.terminate();
     }
     return Promise.resolve();
   }
 
-  #spawn(): Slot {
-    const slot: Slot = {
-      worker: new Worker(WORKER_URL, { type: "module" }),
-      ready: false,
-      warm: false,
-    };
-    slot.worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
+  /** Starts a worker in `slot`, or schedules another try if it cannot. */
+  #start(slot: Slot): void {
+    slot.ready = false;
+    slot.warm = false;
+    let worker: Worker;
+    try {
+      const free = free_descriptors();
+      if (free !== undefined && free < WORKER_START_DESCRIPTORS) {
+        throw new Error(`only ${free} file descriptors free`);
+      }
+      worker = new Worker(this.#options.worker_url ?? WORKER_URL, {
+        type: "module",
+      });
+    } catch (error) {
+      this.#start_failed(slot, error);
+      return;
+    }
+    slot.worker = worker;
+    worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
       const message = event.data;
       if ("ready" in message) {
         slot.ready = true;
+        slot.failed_starts = 0;
         if (slot.job) this.#start_clock(slot);
         return;
       }
@@ -240,11 +286,61 @@ export class RenderPool {
       } else job.reject(new Error(`render failed: ${reply.message}`));
       this.#dispatch();
     };
-    slot.worker.onerror = (event: ErrorEvent) => {
+    worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
-      this.#replace(slot, new Error(`render worker crashed: ${event.message}`));
+      if (slot.worker !== worker) return;
+      if (!slot.ready) this.#start_failed(slot, event.message);
+      else {
+        this.#replace(
+          slot,
+          new Error(`render worker crashed: ${event.message}`),
+        );
+      }
     };
-    return slot;
+  }
+
+  /**
+   * A start in `slot` failed: the render it was given goes back to the
+   * queue (it never began), and the slot tries again after a back-off.
+   */
+  #start_failed(slot: Slot, reason: unknown): void {
+    slot.worker?.terminate();
+    slot.worker = undefined;
+    slot.ready = false;
+    if (slot.job) {
+      this.#queue.unshift(slot.job);
+      slot.job = undefined;
+    }
+    slot.failed_starts++;
+    const delay = Math.min(
+      LONGEST_RETRY_MS,
+      FIRST_RETRY_MS * 2 ** (slot.failed_starts - 1),
+    );
+    const now = performance.now();
+    if (now - this.#last_failure_log >= START_FAILURE_LOG_MS) {
+      this.#last_failure_log = now;
+      console.error(
+        `A render worker could not start (${
+          reason instanceof Error ? reason.message : String(reason)
+        }); trying again in ${delay} ms`,
+      );
+    }
+    if (!this.#closed) {
+      slot.retry = setTimeout(() => {
+        slot.retry = undefined;
+        this.#start(slot);
+        this.#dispatch();
+      }, delay);
+    }
+    if (this.#slots.some((other) => other.worker)) {
+      this.#dispatch();
+      return;
+    }
+    // No worker is running: nothing waiting would be rendered soon.
+    for (const job of this.#queue.splice(0)) {
+      job.on_render_time?.(0);
+      job.reject(no_worker_error());
+    }
   }
 
   /** Tells the job of `slot` how long its render ran. */
@@ -279,10 +375,10 @@ export class RenderPool {
       slot.job.reject(error);
     }
     slot.job = undefined;
-    slot.worker.terminate();
+    slot.worker?.terminate();
+    slot.worker = undefined;
     if (this.#closed) return;
-    const index = this.#slots.indexOf(slot);
-    if (index >= 0) this.#slots[index] = this.#spawn();
+    this.#start(slot);
     this.#dispatch();
   }
 
@@ -329,7 +425,7 @@ export class RenderPool {
   #dispatch(): void {
     for (const slot of this.#slots) {
       if (this.#queue.length === 0) return;
-      if (slot.job) continue;
+      if (slot.job || !slot.worker) continue;
       const job = this.#next_job();
       if (job === undefined) return;
       slot.job = job;
@@ -345,4 +441,13 @@ export class RenderPool {
       );
     }
   }
+}
+
+/** The answer while no render worker could be started. */
+function no_worker_error(): ApiError {
+  return new ApiError(
+    "unavailable",
+    "No render worker is running (they could not start); retry shortly",
+    { headers: { "Retry-After": "2" } },
+  );
 }

@@ -154,3 +154,85 @@ Deno.test("render pool: one account alone uses every worker for ordinary invoice
     await pool.close();
   }
 });
+
+Deno.test("render pool: a worker that cannot start is started again with back-off, renders get 503 meanwhile, and none is lost", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "render-pool-start-" });
+  const fail_while = `${dir}/failing`;
+  const starts = `${dir}/starts`;
+  await Deno.writeTextFile(fail_while, "");
+  const worker_url = new URL(
+    "./fixtures/failing_render_worker.ts",
+    import.meta.url,
+  );
+  worker_url.searchParams.set("fail_while", fail_while);
+  worker_url.searchParams.set("starts", starts);
+  const started_count = async () =>
+    (await Deno.readTextFile(starts).catch(() => "")).split("\n").length - 1;
+  const pool = new RenderPool({
+    size: 2,
+    max_queue: 10,
+    timeout_ms: 60_000,
+    worker_url,
+  });
+  try {
+    // The render waits for the starting workers; when both have failed, it
+    // is answered 503 (not a 500, not a hang).
+    const first = await assertRejects(() => pool.render(small), ApiError);
+    assertEquals((first as ApiError).code, "unavailable");
+    assert((first as ApiError).headers["Retry-After"]);
+    // Back-off: 100 ms doubling per slot, not a start after every failure.
+    const before = await started_count();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const during = (await started_count()) - before;
+    assert(during <= 16, `${during} starts in 2 s`);
+    const refused = await assertRejects(() => pool.render(small), ApiError);
+    assertEquals((refused as ApiError).code, "unavailable");
+    // The cause goes away: a slot's next start succeeds, renders work.
+    await Deno.remove(fail_while);
+    let bytes: Uint8Array | undefined;
+    const until = performance.now() + 20_000;
+    while (bytes === undefined && performance.now() < until) {
+      bytes = await pool.render(small).catch(async (error) => {
+        assert(error instanceof ApiError, String(error));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return undefined;
+      });
+    }
+    assert(bytes !== undefined, "renders again once workers start");
+    assertEquals(new TextDecoder().decode(bytes.subarray(0, 5)), "%PDF-");
+    console.log(`${during} starts in 2 s of failing starts (2 slots)`);
+  } finally {
+    await pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name:
+    "render pool: out of file descriptors, no worker is started (Deno would abort), renders get 503, and the process renders once they are free",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const script = new URL(
+      "./fixtures/render_pool_without_descriptors.ts",
+      import.meta.url,
+    ).pathname;
+    // With 3 descriptors free, starting a worker aborts Deno 2.9 outright.
+    const output = await new Deno.Command("sh", {
+      args: [
+        "-c",
+        'ulimit -n 256 && exec "$0" run -A "$1" 3',
+        Deno.execPath(),
+        script,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(output.stdout);
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert(output.success, `the process died (${output.code}):\n${stderr}`);
+    assertEquals(JSON.parse(stdout.trim().split("\n").at(-1)!), {
+      starved: "503 unavailable",
+      recovered: "%PDF-",
+    });
+  },
+});

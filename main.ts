@@ -2,6 +2,7 @@
  * Entry point: reads configuration, starts the service, stops cleanly on
  * SIGTERM / SIGINT.
  */
+import { is_database_unavailable } from "./db/mod.ts";
 import { ConfigError, load_config } from "./server/config.ts";
 import { start_server } from "./server/serve.ts";
 
@@ -19,7 +20,18 @@ if (import.meta.main) {
     }
     throw error;
   }
-  const server = await start_server(config);
+  let server;
+  try {
+    server = await start_server(config);
+  } catch (error) {
+    if (is_database_unavailable(error)) {
+      console.error(
+        `Cannot open the database: ${(error as Error).message}`,
+      );
+      Deno.exit(1);
+    }
+    throw error;
+  }
   console.error(
     `Invoice PDF service listening on ${server.url} (database: ${
       config.database_url ? "PostgreSQL" : `PGlite in ${config.data_dir}`

@@ -8,8 +8,25 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzle_postgres } from "drizzle-orm/postgres-js";
 import { migrate as migrate_postgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import {
+  DEFAULT_MIN_FREE_MB,
+  type FreeSpaceWatch,
+  watch_free_space,
+} from "./disk_space.ts";
+import {
+  DatabaseUnavailableError,
+  is_database_unavailable,
+  is_disk_full,
+} from "./errors.ts";
 import { MIGRATIONS_FOLDER } from "./migrations_folder.ts";
+import { open_guarded_postgres, within } from "./postgres_client.ts";
 import * as schema from "./schema.ts";
+
+export {
+  DatabaseUnavailableError,
+  is_database_unavailable,
+  unavailable_public_message,
+} from "./errors.ts";
 
 /** Drizzle handle usable with either driver. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -45,8 +62,11 @@ export interface Database {
   ): Promise<T[]>;
   /** Closes the pool or the embedded database. Safe to call twice. */
   close(): Promise<void>;
-  /** Round trip to the database; rejects with `DatabaseUnavailableError`. */
-  ping(): Promise<void>;
+  /**
+   * Round trip to the database, answered within `timeout_ms` (default
+   * {@linkcode PING_TIMEOUT_MS}); rejects with `DatabaseUnavailableError`.
+   */
+  ping(timeout_ms?: number): Promise<void>;
 }
 
 /** Options for {@linkcode open_database}. */
@@ -55,107 +75,37 @@ export interface OpenDatabaseOptions {
   database_url?: string;
   /** PGlite data directory (created if missing) or "memory://". */
   data_dir?: string;
+  /**
+   * PostgreSQL: longest a new connection may take to be ready, in ms
+   * (default {@linkcode DEFAULT_CONNECT_TIMEOUT_MS}).
+   */
+  connect_timeout_ms?: number;
+  /**
+   * PostgreSQL: longest one statement may run, in ms (default
+   * {@linkcode DEFAULT_STATEMENT_TIMEOUT_MS}); past it the statement is
+   * cancelled and, if the server does not answer at all, the database
+   * counts as unreachable.
+   */
+  statement_timeout_ms?: number;
+  /**
+   * PGlite in a directory: below this many bytes free on its file system,
+   * database work is refused (default 64 MiB; see `disk_space.ts`).
+   */
+  min_free_bytes?: number;
+  /** Where outage and disk-space lines go (default: stderr). */
+  log?: (message: string) => void;
 }
 
-/** Thrown when the database cannot be reached (the server should answer 503). */
-export class DatabaseUnavailableError extends Error {
-  /** Wraps the driver's error as `cause`. */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "DatabaseUnavailableError";
-  }
-}
-
-// Node/Deno socket errors and postgres.js's own connection error codes.
-const UNAVAILABLE_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "EPIPE",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "EHOSTDOWN",
-  "ENETUNREACH",
-  "ENETDOWN",
-  "CONNECT_TIMEOUT",
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  // SQLSTATEs: admin/crash shutdown, starting up, too many connections,
-  // and statement_timeout / cancel: a query stuck past STATEMENT_TIMEOUT_MS
-  // means the database is not serving, so callers should answer 503.
-  "57014",
-  "57P01",
-  "57P02",
-  "57P03",
-  "53300",
-]);
-
-const UNAVAILABLE_MESSAGE =
-  /connection (terminated|refused|reset|closed|ended)|connect_timeout|timed? ?out|server closed the connection|the database system is (starting up|shutting down)/i;
-
-const UNAVAILABLE_ERROR_NAMES = new Set([
-  "ConnectionRefused",
-  "ConnectionReset",
-  "ConnectionAborted",
-  "NotConnected",
-  "TimedOut",
-  "BrokenPipe",
-]);
-
-/**
- * True when `error` (or any error in its `cause` chain, e.g. inside drizzle's
- * DrizzleQueryError) means the database is unreachable rather than that the
- * query was wrong.
- */
-export function is_database_unavailable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current != null; depth++) {
-    if (current instanceof DatabaseUnavailableError) return true;
-    if (typeof current !== "object") return false;
-    const e = current as {
-      code?: unknown;
-      errno?: unknown;
-      name?: unknown;
-      message?: unknown;
-      cause?: unknown;
-    };
-    const code = typeof e.code === "string" ? e.code : undefined;
-    if (code !== undefined) {
-      if (UNAVAILABLE_CODES.has(code)) return true;
-      // SQLSTATE class 08: connection exception.
-      if (/^08[0-9A-Z]{3}$/.test(code)) return true;
-    }
-    if (typeof e.errno === "string" && UNAVAILABLE_CODES.has(e.errno)) {
-      return true;
-    }
-    if (typeof e.name === "string" && UNAVAILABLE_ERROR_NAMES.has(e.name)) {
-      return true;
-    }
-    // Only trust the message for errors that carry no SQLSTATE: a query error
-    // whose text happens to say "timeout" is not an outage.
-    if (
-      code === undefined && typeof e.message === "string" &&
-      UNAVAILABLE_MESSAGE.test(e.message)
-    ) {
-      return true;
-    }
-    current = e.cause;
-  }
-  return false;
-}
+/** Default connect timeout for PostgreSQL (`DATABASE_CONNECT_TIMEOUT_MS`). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+/** Default statement timeout for PostgreSQL (`DATABASE_STATEMENT_TIMEOUT_MS`). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+/** Default bound of {@linkcode Database.ping} (so `/readyz` answers within 1 s). */
+export const PING_TIMEOUT_MS = 900;
 
 // Arbitrary constant shared by every instance of this app: the key of the
 // advisory lock that serialises migrations across instances.
 const MIGRATION_LOCK_KEY = 7_431_092_118_223_551n;
-
-// A query that cannot finish in this time is treated as an outage rather than
-// left hanging (a lock wait, a stuck server).
-const STATEMENT_TIMEOUT_MS = 15_000;
-const CONNECT_TIMEOUT_S = 5;
-const PING_TIMEOUT_MS = 5_000;
 
 /**
  * Opens the database and applies pending migrations.
@@ -168,9 +118,9 @@ export async function open_database(
   options: OpenDatabaseOptions,
 ): Promise<Database> {
   if (options.database_url) {
-    return await open_postgres(options.database_url);
+    return await open_postgres(options.database_url, options);
   }
-  return await open_pglite(options.data_dir ?? "memory://");
+  return await open_pglite(options.data_dir ?? "memory://", options);
 }
 
 /**
@@ -199,61 +149,42 @@ export function observe_statements(
   };
 }
 
-async function open_postgres(url: string): Promise<Database> {
-  await migrate_with_lock(url);
-  const client = postgres(url, {
-    max: 10,
-    connect_timeout: CONNECT_TIMEOUT_S,
-    // Idle connections are dropped so a restarted server does not leave the
-    // pool full of dead sockets; postgres.js reconnects lazily per query.
-    idle_timeout: 30,
-    max_lifetime: 60 * 30,
-    onnotice: () => {},
-    connection: {
-      application_name: "ink",
-      statement_timeout: STATEMENT_TIMEOUT_MS,
-      idle_in_transaction_session_timeout: 60_000,
-    },
-  });
-  const db = drizzle_postgres({ client, schema }) as unknown as Db;
-  let closed = false;
-  const database: Database = {
+async function open_postgres(
+  url: string,
+  options: OpenDatabaseOptions,
+): Promise<Database> {
+  const connect_timeout_ms = options.connect_timeout_ms ??
+    DEFAULT_CONNECT_TIMEOUT_MS;
+  await migrate_with_lock(url, connect_timeout_ms);
+  const pool = open_guarded_postgres(url, {
+    connect_timeout_ms,
+    statement_timeout_ms: options.statement_timeout_ms ??
+      DEFAULT_STATEMENT_TIMEOUT_MS,
+  }, options.log);
+  const db = drizzle_postgres({ client: pool.sql, schema }) as unknown as Db;
+  return {
     db,
     kind: "postgres",
-    async run<T>(
-      statement: PreparedStatement,
-      params: readonly StatementParam[],
-    ): Promise<T[]> {
-      // postgres.js prepares a statement once per connection, keyed by its
-      // text, and re-prepares by itself after a reconnect.
-      const rows = await client.unsafe(
-        statement.text,
-        params as StatementParam[],
-        { prepare: true },
-      );
-      // A plain array, as from PGlite, not postgres.js's Result subclass.
-      return Array.from(rows) as T[];
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await client.end({ timeout: 5 });
-    },
-    async ping() {
-      await ping_with_timeout(() => client`select 1`);
+    run: <T>(statement: PreparedStatement, params: readonly StatementParam[]) =>
+      pool.run<T>(statement.text, params),
+    close: () => pool.close(),
+    async ping(timeout_ms = PING_TIMEOUT_MS) {
+      await as_unavailable("database ping failed", () => pool.ping(timeout_ms));
     },
   };
-  return database;
 }
 
 // Two instances starting together must not both run the migrator: the first
 // takes a session-level advisory lock, the second waits, then finds nothing
 // left to apply. A dedicated single connection keeps lock and unlock on the
 // same backend session; if this process dies, the lock goes with it.
-async function migrate_with_lock(url: string): Promise<void> {
+async function migrate_with_lock(
+  url: string,
+  connect_timeout_ms: number,
+): Promise<void> {
   const client = postgres(url, {
     max: 1,
-    connect_timeout: CONNECT_TIMEOUT_S,
+    connect_timeout: connect_timeout_ms / 1000,
     onnotice: () => {},
     connection: { application_name: "ink-migrate" },
   });
@@ -278,7 +209,10 @@ async function migrate_with_lock(url: string): Promise<void> {
   }
 }
 
-async function open_pglite(data_dir: string): Promise<Database> {
+async function open_pglite(
+  data_dir: string,
+  options: OpenDatabaseOptions,
+): Promise<Database> {
   // Imported here, not at the top: a service on PostgreSQL never loads
   // PGlite (about 1.5 MB of heap less).
   const [
@@ -288,9 +222,39 @@ async function open_pglite(data_dir: string): Promise<Database> {
     import("./pglite_start.ts"),
     import("drizzle-orm/pglite"),
   ]);
+  let space: FreeSpaceWatch | undefined;
+  if (!data_dir.includes("://")) {
+    await Deno.mkdir(data_dir, { recursive: true });
+    space = watch_free_space(data_dir, {
+      min_free_bytes: options.min_free_bytes ?? DEFAULT_MIN_FREE_MB * 2 ** 20,
+      log: options.log,
+    });
+    // Starting writes too (recovery, migrations): not on a disk that is full.
+    space.check();
+  }
   if (await is_new_data_dir(data_dir)) await initialise_in_worker(data_dir);
   const client = await start_pglite(data_dir);
-  const db = drizzle_pglite({ client, schema }) as unknown as Db;
+  // Every use of PGlite goes through here: refused while its disk is short.
+  const guarded = async <T>(operation: () => Promise<T>): Promise<T> => {
+    space?.check();
+    try {
+      return await operation();
+    } catch (error) {
+      if (is_disk_full(error)) space?.report_full();
+      throw error;
+    }
+  };
+  // drizzle's PGlite session uses exactly these two members.
+  const guarded_client = {
+    query: (...args: Parameters<typeof client.query>) =>
+      guarded(() => client.query(...args)),
+    transaction: (...args: Parameters<typeof client.transaction>) =>
+      guarded(() => client.transaction(...args)),
+  } as unknown as typeof client;
+  const db = drizzle_pglite({
+    client: guarded_client,
+    schema,
+  }) as unknown as Db;
   let closed = false;
   // PGlite is one session: each statement is prepared in it once (the
   // promise also keeps two first calls from both preparing it).
@@ -298,35 +262,49 @@ async function open_pglite(data_dir: string): Promise<Database> {
   return {
     db,
     kind: "pglite",
-    async run<T>(
+    run<T>(
       statement: PreparedStatement,
       params: readonly StatementParam[],
     ): Promise<T[]> {
-      let ready = prepared.get(statement.name);
-      if (!ready) {
-        ready = client.exec(
-          `prepare ${statement.name}${
-            in_parentheses(statement.types)
-          } as ${statement.text}`,
+      return guarded(async () => {
+        let ready = prepared.get(statement.name);
+        if (!ready) {
+          ready = client.exec(
+            `prepare ${statement.name}${
+              in_parentheses(statement.types)
+            } as ${statement.text}`,
+          );
+          prepared.set(statement.name, ready);
+          ready.catch(() => prepared.delete(statement.name));
+        }
+        await ready;
+        // PGlite's query API cannot bind parameters to EXECUTE, so they go
+        // in as quoted literals, which PREPARE's declared types then check.
+        const result = await client.query<T>(
+          `execute ${statement.name}${in_parentheses(params.map(sql_literal))}`,
         );
-        prepared.set(statement.name, ready);
-        ready.catch(() => prepared.delete(statement.name));
-      }
-      await ready;
-      // PGlite's query API cannot bind parameters to EXECUTE, so they go in
-      // as quoted literals, which PREPARE's declared types then check.
-      const result = await client.query<T>(
-        `execute ${statement.name}${in_parentheses(params.map(sql_literal))}`,
-      );
-      return result.rows;
+        return result.rows;
+      });
     },
     async close() {
       if (closed) return;
       closed = true;
+      // Closing writes a shutdown checkpoint to the WAL, which may not fit:
+      // with the disk short, the process leaves PGlite as a crash would,
+      // and the next start recovers from the WAL (already written out).
+      if (space?.short) {
+        (options.log ?? console.error)(
+          "Not closing PGlite cleanly: its disk is nearly full; the next start recovers from its WAL",
+        );
+        return;
+      }
       await client.close();
     },
-    async ping() {
-      await ping_with_timeout(() => client.query("select 1"));
+    async ping(timeout_ms = PING_TIMEOUT_MS) {
+      await as_unavailable(
+        "database ping failed",
+        () => within(timeout_ms, guarded(() => client.query("select 1"))),
+      );
     },
   };
 }
@@ -355,22 +333,15 @@ function sql_literal(value: StatementParam): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-async function ping_with_timeout(query: () => Promise<unknown>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new DatabaseUnavailableError("database ping timed out")),
-      PING_TIMEOUT_MS,
-    );
-  });
+/** Runs `operation`; any failure becomes a `DatabaseUnavailableError`. */
+async function as_unavailable(
+  message: string,
+  operation: () => Promise<unknown>,
+): Promise<void> {
   try {
-    await Promise.race([query(), timeout]);
+    await operation();
   } catch (error) {
     if (error instanceof DatabaseUnavailableError) throw error;
-    throw new DatabaseUnavailableError("database ping failed", {
-      cause: error,
-    });
-  } finally {
-    clearTimeout(timer);
+    throw new DatabaseUnavailableError(message, { cause: error });
   }
 }

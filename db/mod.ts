@@ -24,6 +24,7 @@ export {
   type OpenDatabaseOptions,
   type PreparedStatement,
   type StatementParam,
+  unavailable_public_message,
 } from "./database.ts";
 export {
   type Account,

@@ -53,7 +53,10 @@ export interface AppOptions {
    * Unset: unbounded.
    */
   memory_budget?: MemoryBudget;
-  /** Checks the database for `/readyz`. */
+  /**
+   * Checks the database for `/readyz`, within its own bound; a rejection
+   * that is an `ApiError` is the answer as it is.
+   */
   check_ready?: () => Promise<void>;
   /** Resolves the dashboard session from a request (cookie), if any. */
   resolve_session?: (request: Request) => Promise<Principal | null>;
@@ -659,7 +662,8 @@ export function create_app(options: AppOptions): Handler {
       try {
         await options.check_ready?.();
         return json_response({ status: "ready" });
-      } catch {
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
         throw new ApiError("unavailable", "The database is not reachable", {
           headers: { "Retry-After": "5" },
         });

@@ -11,6 +11,12 @@ export interface Config {
   host: string;
   data_dir: string;
   database_url?: string;
+  /** PostgreSQL: longest a new connection may take, in ms (`DATABASE_CONNECT_TIMEOUT_MS`, default 2000). */
+  database_connect_timeout_ms: number;
+  /** PostgreSQL: longest one statement may run, in ms (`DATABASE_STATEMENT_TIMEOUT_MS`, default 5000). */
+  database_statement_timeout_ms: number;
+  /** PGlite: MiB kept free on the data directory's file system (`DATA_DIR_MIN_FREE_MB`, default 64; 0: unchecked). */
+  data_dir_min_free_mb: number;
   admin_token?: string;
   /** Overrides every plan's per-minute rate limit when set. */
   rate_limit_per_minute?: number;
@@ -364,6 +370,19 @@ export function load_config(
     host: get("HOST") ?? "127.0.0.1",
     data_dir: get("DATA_DIR") ?? "./data",
     database_url,
+    database_connect_timeout_ms: optional_int("DATABASE_CONNECT_TIMEOUT_MS", {
+      min: 100,
+      max: 600_000,
+    }) ?? 2_000,
+    database_statement_timeout_ms:
+      optional_int("DATABASE_STATEMENT_TIMEOUT_MS", {
+        min: 100,
+        max: 3_600_000,
+      }) ?? 5_000,
+    data_dir_min_free_mb: optional_int("DATA_DIR_MIN_FREE_MB", {
+      min: 0,
+      max: 1_048_576,
+    }) ?? 64,
     admin_token,
     rate_limit_per_minute: rate_text === undefined
       ? undefined

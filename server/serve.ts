@@ -1,7 +1,13 @@
 /**
  * Starting and stopping the whole service: database, services, HTTP server.
  */
-import { type Database, observe_statements, open_database } from "../db/mod.ts";
+import { ApiError } from "../contract/mod.ts";
+import {
+  type Database,
+  observe_statements,
+  open_database,
+  unavailable_public_message,
+} from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
 import { create_billing } from "./billing.ts";
 import { start_connection_guard } from "./connection_guard.ts";
@@ -60,6 +66,9 @@ export async function start_server(
   const database = options.database ?? await open_database({
     database_url: config.database_url,
     data_dir: config.data_dir,
+    connect_timeout_ms: config.database_connect_timeout_ms,
+    statement_timeout_ms: config.database_statement_timeout_ms,
+    min_free_bytes: config.data_dir_min_free_mb * 2 ** 20,
   });
   const pool = options.render_pdf === undefined && config.render_workers > 0
     ? new RenderPool({
@@ -149,7 +158,15 @@ export async function start_server(
     body_timeout_ms: config.body_timeout_ms,
     body_min_bytes_per_second: config.body_min_bytes_per_second,
     memory_budget,
-    check_ready: () => database.ping(),
+    check_ready: () =>
+      database.ping().catch((error: unknown) => {
+        // Says why (e.g. the disk is full) when there is more to say.
+        const message = unavailable_public_message(error);
+        if (message === undefined) throw error;
+        throw new ApiError("unavailable", message, {
+          headers: { "Retry-After": "5" },
+        });
+      }),
     cors_origins: config.cors_origins,
     stripe_webhook: billing
       ? (raw, signature) => billing.handle_webhook(raw, signature)

@@ -149,7 +149,8 @@ export async function with_database<T>(
     if (store.is_database_unavailable(error)) {
       throw new ApiError(
         "unavailable",
-        "The service is temporarily unavailable; retry shortly",
+        store.unavailable_public_message(error) ??
+          "The service is temporarily unavailable; retry shortly",
         {
           headers: { "Retry-After": String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
           cause: error,

@@ -135,3 +135,31 @@ Deno.test("configuration: body rate and the anonymous part of the request memory
     ConfigError,
   );
 });
+
+Deno.test("configuration: database timeouts and the free space PGlite keeps", () => {
+  const config = load_config({});
+  assertEquals(config.database_connect_timeout_ms, 2_000);
+  assertEquals(config.database_statement_timeout_ms, 5_000);
+  assertEquals(config.data_dir_min_free_mb, 64);
+  const set = load_config({
+    DATABASE_CONNECT_TIMEOUT_MS: "1500",
+    DATABASE_STATEMENT_TIMEOUT_MS: "30000",
+    DATA_DIR_MIN_FREE_MB: "0",
+  });
+  assertEquals(set.database_connect_timeout_ms, 1_500);
+  assertEquals(set.database_statement_timeout_ms, 30_000);
+  assertEquals(set.data_dir_min_free_mb, 0);
+  for (
+    const [name, value] of [
+      ["DATABASE_CONNECT_TIMEOUT_MS", "50"],
+      ["DATABASE_STATEMENT_TIMEOUT_MS", "five"],
+      ["DATA_DIR_MIN_FREE_MB", "-1"],
+    ]
+  ) {
+    const error = assertThrows(
+      () => load_config({ [name]: value }),
+      ConfigError,
+    );
+    assertMatch((error as Error).message, new RegExp(name));
+  }
+});

@@ -12,6 +12,10 @@ import {
   test_server_url,
 } from "./helpers/test_database.ts";
 import { start_tcp_proxy } from "./helpers/tcp_proxy.ts";
+import {
+  start_throwaway_postgres,
+  throwaway_postgres_available,
+} from "./helpers/throwaway_postgres.ts";
 
 const server_url = test_server_url();
 
@@ -190,6 +194,71 @@ Deno.test({
     } finally {
       await proxy.stop();
       await empty.drop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "postgres: a connection that stops answering fails its statement within the statement timeout, the next at once, and is not used again",
+  ignore: !throwaway_postgres_available(),
+  async fn() {
+    const cluster = await start_throwaway_postgres();
+    const proxy = start_tcp_proxy("127.0.0.1", cluster.port);
+    const url = new URL(cluster.url);
+    url.port = String(proxy.port);
+    const lines: string[] = [];
+    const database = await open_database({
+      database_url: url.toString(),
+      connect_timeout_ms: 1_000,
+      statement_timeout_ms: 1_000,
+      log: (line) => lines.push(line),
+    });
+    const missing = crypto.randomUUID();
+    try {
+      // One connection, open and idle: the next statement goes to it.
+      assertStrictEquals(await get_account(database, missing), undefined);
+      proxy.stall();
+      let started = performance.now();
+      const stalled = await within(
+        20_000,
+        get_account(database, missing).then(() => undefined, (e) => e),
+      );
+      const stalled_ms = performance.now() - started;
+      assert(is_database_unavailable(stalled), String(stalled));
+      // The deadline is the statement timeout and 250 ms.
+      assert(
+        stalled_ms < 3_000,
+        `stalled statement failed after ${stalled_ms} ms`,
+      );
+      started = performance.now();
+      const refused = await within(
+        20_000,
+        database.ping().then(() => undefined, (e) => e),
+      );
+      const refused_ms = performance.now() - started;
+      assert(refused instanceof DatabaseUnavailableError);
+      assert(refused_ms < 500, `refused after ${refused_ms} ms`);
+      // The stalled connection stays silent for good; the pool connects anew.
+      proxy.resume();
+      const until = performance.now() + 20_000;
+      let ready = false;
+      while (!ready && performance.now() < until) {
+        ready = await database.ping().then(() => true, () => false);
+        if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert(ready, "the pool serves again");
+      assertStrictEquals(await get_account(database, missing), undefined);
+      assert(lines.some((line) => line.startsWith("Database unreachable")));
+      assert(lines.some((line) => line.startsWith("Database reachable again")));
+      console.log(
+        `stalled statement failed after ${Math.round(stalled_ms)} ms, ` +
+          `the next after ${Math.round(refused_ms)} ms`,
+      );
+    } finally {
+      await proxy.stop();
+      await database.close();
+      await cluster.destroy();
     }
   },
 });

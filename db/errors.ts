@@ -1,0 +1,164 @@
+/**
+ * What a database error means for the caller: unreachable (answer 503 and
+ * let the client retry) or a real query error.
+ *
+ * @module
+ */
+
+/** Thrown when the database cannot be reached (the server should answer 503). */
+export class DatabaseUnavailableError extends Error {
+  /**
+   * What a client may be told about the outage, when there is more to say
+   * than "temporarily unavailable" (e.g. the disk is full).
+   */
+  readonly public_message?: string;
+
+  /** Wraps the driver's error as `cause`. */
+  constructor(
+    message: string,
+    options?: { cause?: unknown; public_message?: string },
+  ) {
+    super(message, options);
+    this.name = "DatabaseUnavailableError";
+    this.public_message = options?.public_message;
+  }
+}
+
+// Node/Deno socket errors and postgres.js's own connection error codes.
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "EHOSTDOWN",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  // SQLSTATEs: admin/crash shutdown, starting up, too many connections,
+  // disk full, and statement_timeout / cancel: a query stuck past
+  // DATABASE_STATEMENT_TIMEOUT_MS means the database is not serving, so
+  // callers should answer 503.
+  "57014",
+  "53100",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+]);
+
+const UNAVAILABLE_MESSAGE =
+  /connection (terminated|refused|reset|closed|ended)|connect_timeout|timed? ?out|server closed the connection|the database system is (starting up|shutting down)/i;
+
+const UNAVAILABLE_ERROR_NAMES = new Set([
+  "ConnectionRefused",
+  "ConnectionReset",
+  "ConnectionAborted",
+  "NotConnected",
+  "TimedOut",
+  "BrokenPipe",
+]);
+
+/**
+ * True when `error` (or any error in its `cause` chain, e.g. inside drizzle's
+ * DrizzleQueryError) means the database is unreachable rather than that the
+ * query was wrong.
+ */
+export function is_database_unavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current != null; depth++) {
+    if (current instanceof DatabaseUnavailableError) return true;
+    if (typeof current !== "object") return false;
+    const e = current as {
+      code?: unknown;
+      errno?: unknown;
+      name?: unknown;
+      message?: unknown;
+      cause?: unknown;
+    };
+    const code = typeof e.code === "string" ? e.code : undefined;
+    if (code !== undefined) {
+      if (UNAVAILABLE_CODES.has(code)) return true;
+      // SQLSTATE class 08: connection exception.
+      if (/^08[0-9A-Z]{3}$/.test(code)) return true;
+    }
+    if (typeof e.errno === "string" && UNAVAILABLE_CODES.has(e.errno)) {
+      return true;
+    }
+    if (typeof e.name === "string" && UNAVAILABLE_ERROR_NAMES.has(e.name)) {
+      return true;
+    }
+    // Only trust the message for errors that carry no SQLSTATE: a query error
+    // whose text happens to say "timeout" is not an outage.
+    if (
+      code === undefined && typeof e.message === "string" &&
+      UNAVAILABLE_MESSAGE.test(e.message)
+    ) {
+      return true;
+    }
+    current = e.cause;
+  }
+  return false;
+}
+
+/**
+ * The client-facing message of the `DatabaseUnavailableError` in `error`'s
+ * `cause` chain, if it has one.
+ */
+export function unavailable_public_message(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current != null; depth++) {
+    if (current instanceof DatabaseUnavailableError && current.public_message) {
+      return current.public_message;
+    }
+    current = typeof current === "object"
+      ? (current as { cause?: unknown }).cause
+      : undefined;
+  }
+  return undefined;
+}
+
+// Unavailable, but answered by a server whose connections work: a statement
+// cancelled by statement_timeout, a full disk.
+const ANSWERED_CODES = new Set(["57014", "53100"]);
+
+/**
+ * True when `error` says the connection to the database failed (refused,
+ * reset, timed out, closed, the server shutting down or out of
+ * connections): a sign of an outage that opens the circuit breaker. A
+ * statement timeout or a full disk is not one.
+ */
+export function is_connection_failure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current != null; depth++) {
+    if (typeof current !== "object") return false;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && ANSWERED_CODES.has(code)) return false;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return is_database_unavailable(error);
+}
+
+/** True when `error` says a write failed for want of disk space. */
+export function is_disk_full(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current != null; depth++) {
+    if (typeof current !== "object") return false;
+    const e = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (e.code === "53100" || e.code === "ENOSPC") return true;
+    if (
+      typeof e.message === "string" &&
+      /no space left on device/i.test(e.message)
+    ) {
+      return true;
+    }
+    current = e.cause;
+  }
+  return false;
+}

@@ -2,7 +2,9 @@
  * Drizzle table definitions for the invoice service.
  *
  * Migrations under `db/migrations/` are generated from this file with
- * drizzle-kit; change the schema here, then generate a new migration.
+ * drizzle-kit: change the schema here, then run
+ * `deno task db:generate --name=what_it_does` and commit the files it writes
+ * (see `db/README.md`).
  *
  * @module
  */

@@ -23,6 +23,8 @@ export interface CircuitBreakerOptions {
   is_outage: (error: unknown) => boolean;
   /** One bounded check that the database answers; rejects when it does not. */
   probe: () => Promise<void>;
+  /** Called when an operation passes its deadline (its connection may hang). */
+  on_deadline?: () => void;
   /** Told when the circuit opens and closes (one line each). */
   log?: (message: string) => void;
 }
@@ -97,6 +99,7 @@ export class CircuitBreaker {
           );
           waiting.settle(error);
           waiting.withdraw();
+          this.#options.on_deadline?.();
           this.open(error);
         }, deadline_ms);
       }

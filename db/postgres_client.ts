@@ -8,9 +8,10 @@
  * attempts back off (up to 20 s), and a query sent on a connection that
  * stopped answering waits for as long as the socket stays open. Here its
  * own back-off is off (the breaker paces the probes), and the pool opens
- * its sockets through {@link track_sockets}: when a probe fails, every
- * socket is closed, so no connection that hangs on a silent network is
- * used again, and postgres.js connects afresh for the next probe.
+ * its sockets through {@link track_sockets}: when a statement passes its
+ * deadline, the connections silent for that long are closed, and when a
+ * probe fails, all of them, so no connection that hangs on a silent network
+ * is used again; postgres.js connects afresh.
  *
  * @module
  */
@@ -89,6 +90,9 @@ export function open_guarded_postgres(
   const breaker = new CircuitBreaker({
     deadline_ms: timeouts.statement_timeout_ms + DEADLINE_GRACE_MS,
     is_outage: (error) => !closing && is_connection_failure(error),
+    // A statement past its deadline waits on a connection that has said
+    // nothing for that long; so has any such connection, or it is idle.
+    on_deadline: () => sockets.close_silent(timeouts.statement_timeout_ms),
     probe: async () => {
       try {
         await within(
@@ -134,9 +138,12 @@ export function open_guarded_postgres(
   };
 }
 
-/** The sockets of a pool, so that they can all be closed at once. */
+/**
+ * The sockets of a pool, with when each last received anything, so that
+ * they can be closed at once: all, or those silent for a while.
+ */
 function track_sockets() {
-  const open_sockets = new Set<net.Socket>();
+  const open_sockets = new Map<net.Socket, number>();
   let next_host = 0;
   return {
     /** postgres.js's `socket` option: connects as postgres.js would. */
@@ -154,14 +161,28 @@ function track_sockets() {
         // postgres.js names these in its connection errors.
         Object.assign(socket, { host, port });
       }
-      open_sockets.add(socket);
+      open_sockets.set(socket, performance.now());
+      socket.on("data", () => open_sockets.set(socket, performance.now()));
       socket.once("close", () => open_sockets.delete(socket));
       return socket;
     },
     /** Closes every socket: postgres.js fails what waits on them and reconnects. */
     close_all(): void {
-      for (const socket of open_sockets) socket.destroy();
+      for (const socket of open_sockets.keys()) socket.destroy();
       open_sockets.clear();
+    },
+    /**
+     * Closes the sockets that received nothing for `ms`: each hangs or is
+     * idle (a statement would have been answered or cancelled by then).
+     */
+    close_silent(ms: number): void {
+      const now = performance.now();
+      for (const [socket, last_heard] of open_sockets) {
+        if (now - last_heard >= ms) {
+          socket.destroy();
+          open_sockets.delete(socket);
+        }
+      }
     },
   };
 }

@@ -1,4 +1,4 @@
-import { assert, assertStrictEquals } from "./assert.ts";
+import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
 import { sql } from "drizzle-orm";
 import {
   DatabaseUnavailableError,
@@ -258,6 +258,60 @@ Deno.test({
       console.log(
         `stalled statement failed after ${Math.round(stalled_ms)} ms, ` +
           `the next after ${Math.round(refused_ms)} ms`,
+      );
+    } finally {
+      await proxy.stop();
+      await database.close();
+      await cluster.destroy();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "postgres: connections left hanging by a short stall are not used again once the database answers",
+  ignore: !throwaway_postgres_available(),
+  async fn() {
+    const cluster = await start_throwaway_postgres();
+    const proxy = start_tcp_proxy("127.0.0.1", cluster.port);
+    const url = new URL(cluster.url);
+    url.port = String(proxy.port);
+    const database = await open_database({
+      database_url: url.toString(),
+      connect_timeout_ms: 1_000,
+      statement_timeout_ms: 1_000,
+      log: () => {},
+    });
+    const missing = crypto.randomUUID();
+    // A prepared statement, as the per-request ones: postgres.js pipelines
+    // these onto a connection that is still busy.
+    const statement = () =>
+      database.run({
+        name: "short_stall_probe",
+        types: ["uuid"],
+        text: "select id from accounts where id = $1",
+      }, [missing]).then(() => "ok", (e) => String(e));
+    try {
+      // Three connections, each busy with a statement when the stall begins.
+      await Promise.all([1, 2, 3].map(() => statement()));
+      proxy.stall();
+      const hung = await within(
+        20_000,
+        Promise.all([1, 2, 3].map(() => statement())),
+      );
+      assert(hung.every((outcome) => outcome !== "ok"), String(hung));
+      // The network is back before the first probe: the probe connects
+      // anew and succeeds, while the three stay silent for good.
+      proxy.resume();
+      await within(20_000, until_reachable(database));
+      const outcomes = await within(
+        20_000,
+        Promise.all(Array.from({ length: 30 }, () => statement())),
+      );
+      assertEquals(
+        outcomes.filter((outcome) => outcome !== "ok"),
+        [],
+        "no statement goes to a connection left hanging",
       );
     } finally {
       await proxy.stop();

@@ -28,6 +28,25 @@ export function plans_above(plan: Plan): Plan[] {
   return order.slice(order.indexOf(plan) + 1);
 }
 
+/** An upgrade request's state. */
+export const UpgradeRequestStatusSchema = z.enum([
+  "open",
+  "closed",
+  "withdrawn",
+])
+  .describe(
+    "`open` until the operator changes the account's plan (`PATCH /admin/accounts/{id}` with `plan`), " +
+      "which closes it (`closed`), or until the customer withdraws it (`withdrawn`).",
+  );
+
+/** An upgrade request's state. */
+export type UpgradeRequestStatus = z.infer<typeof UpgradeRequestStatusSchema>;
+
+/** The request to withdraw, in the path. */
+export const WithdrawUpgradeSchema = z.strictObject({
+  id: z.uuid("must be a valid id"),
+});
+
 /** Body of an upgrade request from the dashboard. */
 export const RequestUpgradeSchema = z.strictObject({
   plan: PlanSchema.describe(
@@ -49,16 +68,17 @@ export const UpgradeRequestSchema = z.object({
   current_plan: PlanSchema.describe("The plan the account was on when asking."),
   requested_plan: PlanSchema,
   message: z.string().nullable(),
-  status: z.enum(["open", "closed"]).describe(
-    "`open` until the operator changes the account's plan (`PATCH /admin/accounts/{id}` with `plan`), which closes it.",
-  ),
+  status: UpgradeRequestStatusSchema,
   created_at: z.string().describe("ISO 8601 timestamp."),
   closed_at: z.string().nullable(),
-  closed_by: z.enum(["admin_api", "admin_cli"]).nullable().describe(
-    "How the operator changed the plan.",
-  ),
+  closed_by: z.enum(["admin_api", "admin_cli", "customer"]).nullable()
+    .describe(
+      "How the request ended: the operator changed the plan (`admin_api`, `admin_cli`), " +
+        "or the customer withdrew it (`customer`).",
+    ),
   resulting_plan: PlanSchema.nullable().describe(
-    "The account's plan after the change that closed the request (the operator may grant another plan).",
+    "The account's plan after the change that closed the request (the operator may grant another plan); " +
+      "null while open and for a withdrawn request.",
   ),
 }).meta({ id: "UpgradeRequest" });
 
@@ -74,7 +94,7 @@ export const UpgradeStateSchema = z.object({
     "Plans above the current one, that a request may ask for (empty on the largest plan).",
   ),
   pending: UpgradeRequestSchema.nullable().describe(
-    "The account's open request, if any: a new one can be sent once it is closed.",
+    "The account's open request, if any: a new one can be sent once it is closed or withdrawn.",
   ),
   latest: UpgradeRequestSchema.nullable().describe(
     "The account's newest request, open or closed.",
@@ -93,8 +113,8 @@ export type UpgradeStateView = z.infer<typeof UpgradeStateSchema>;
 
 /** Query of the operator's list. */
 export const ListUpgradeRequestsSchema = z.strictObject({
-  status: z.enum(["open", "closed", "all"]).optional().describe(
-    "`open` (waiting for the operator), `closed`, or `all` (default).",
+  status: z.enum(["open", "closed", "withdrawn", "all"]).optional().describe(
+    "`open` (waiting for the operator), `closed`, `withdrawn` (by the customer), or `all` (default).",
   ),
   limit: z.coerce.number().int().min(1).max(500).optional().describe(
     "At most this many, newest first (default 100).",

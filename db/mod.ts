@@ -160,4 +160,6 @@ export {
   list_upgrade_requests,
   type ListUpgradeRequestsInput,
   type UpgradeRequestRecord,
+  withdraw_upgrade_request,
+  type WithdrawUpgradeRequestResult,
 } from "./upgrade_requests.ts";

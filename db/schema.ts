@@ -296,7 +296,11 @@ export const deleted_account_usage = pgTable("deleted_account_usage", {
 ]);
 
 /** States of an upgrade request: waiting for the operator, or handled. */
-export const UPGRADE_REQUEST_STATUSES = ["open", "closed"] as const;
+export const UPGRADE_REQUEST_STATUSES = [
+  "open",
+  "closed",
+  "withdrawn",
+] as const;
 /** An upgrade request's state. */
 export type UpgradeRequestStatus = typeof UPGRADE_REQUEST_STATUSES[number];
 
@@ -334,7 +338,7 @@ export const upgrade_requests = pgTable("upgrade_requests", {
   index("upgrade_requests_created_at_idx").on(t.created_at),
   check(
     "upgrade_requests_status_valid",
-    sql`${t.status} in ('open', 'closed')`,
+    sql`${t.status} in ('open', 'closed', 'withdrawn')`,
   ),
   check(
     "upgrade_requests_requested_plan_valid",

@@ -1,8 +1,9 @@
 /**
  * Plan changes customers ask the operator for, on servers that take no
  * payments: recorded, listed for the operator, closed by the operator's
- * plan change. At most one request per account is open at a time (a
- * partial unique index), so a second ask finds the first instead.
+ * plan change or withdrawn by the customer. At most one request per account
+ * is open at a time (a partial unique index), so a second ask finds the
+ * first instead.
  *
  * @module
  */
@@ -28,7 +29,7 @@ export interface UpgradeRequestRecord {
   status: UpgradeRequestStatus;
   created_at: Date;
   closed_at: Date | null;
-  /** `admin_api` or `admin_cli`. */
+  /** `admin_api` or `admin_cli`, or `customer` for a withdrawn request. */
   closed_by: string | null;
   /** The account's plan after the change that closed the request. */
   resulting_plan: Plan | null;
@@ -146,7 +147,7 @@ export async function count_upgrade_requests_since(
 
 /** Filter of {@link list_upgrade_requests}. */
 export interface ListUpgradeRequestsInput {
-  /** Only open or only closed requests; default both. */
+  /** Only requests in this state; default all. */
   status?: UpgradeRequestStatus;
   /** At most this many, newest first (default 100). */
   limit?: number;
@@ -196,4 +197,41 @@ export async function close_upgrade_requests(
   return await select_requests(database).where(
     inArray(upgrade_requests.id, closed.map((row) => row.id)),
   );
+}
+
+/** What {@link withdraw_upgrade_request} did. */
+export type WithdrawUpgradeRequestResult =
+  | { status: "withdrawn"; request: UpgradeRequestRecord }
+  /** The account's request, no longer open: unchanged. */
+  | { status: "not_open"; request: UpgradeRequestRecord }
+  /** No request of this account has this id. */
+  | { status: "not_found" };
+
+/**
+ * Withdraws the account's open request `id` (the customer changed their
+ * mind): it leaves the open state, so a new request can be sent.
+ */
+export async function withdraw_upgrade_request(
+  database: Database,
+  input: { id: string; account_id: string; now: Date },
+): Promise<WithdrawUpgradeRequestResult> {
+  if (!is_uuid(input.id) || !is_uuid(input.account_id)) {
+    return { status: "not_found" };
+  }
+  const mine = and(
+    eq(upgrade_requests.id, input.id),
+    eq(upgrade_requests.account_id, input.account_id),
+  );
+  const withdrawn = await database.db.update(upgrade_requests).set({
+    status: "withdrawn",
+    closed_at: input.now,
+    closed_by: "customer",
+  }).where(and(mine, eq(upgrade_requests.status, "open")))
+    .returning({ id: upgrade_requests.id });
+  const rows = await select_requests(database).where(mine);
+  if (!rows[0]) return { status: "not_found" };
+  return {
+    status: withdrawn.length > 0 ? "withdrawn" : "not_open",
+    request: rows[0],
+  };
 }

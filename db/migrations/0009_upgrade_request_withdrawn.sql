@@ -1,0 +1,2 @@
+ALTER TABLE "upgrade_requests" DROP CONSTRAINT "upgrade_requests_status_valid";--> statement-breakpoint
+ALTER TABLE "upgrade_requests" ADD CONSTRAINT "upgrade_requests_status_valid" CHECK ("upgrade_requests"."status" in ('open', 'closed', 'withdrawn'));

@@ -45,6 +45,21 @@ export const SignedInSchema = z.object({
   account: AccountSchema,
 });
 
+/** How the server's account mail leaves it. */
+export const MailDeliverySchema = z.enum(["smtp", "log"]).describe(
+  "`smtp`: mail is sent. `log`: this server has no `SMTP_URL`; each mail, its link included, " +
+    "is written to the server's log instead of being sent.",
+);
+
+/** How the server's account mail leaves it. */
+export type MailDelivery = z.infer<typeof MailDeliverySchema>;
+
+/**
+ * Start of the log line that carries the link of a mail the server could not
+ * send (no `SMTP_URL`); the pages tell people to look for it.
+ */
+export const LOGGED_LINK_MARK = "==> Mail not sent";
+
 /**
  * Output of `auth.sign_up`: the same for a new address and for one that
  * already has an account (whose owner is told by mail), so sign-up does not
@@ -52,6 +67,7 @@ export const SignedInSchema = z.object({
  */
 export const SignUpResultSchema = z.object({
   signed_up: z.literal(true),
+  mail_delivery: MailDeliverySchema,
   message: z.string(),
 });
 
@@ -61,6 +77,17 @@ export const SessionStateSchema = z.object({
   csrf_token: z.string().nullable().describe(
     "Send as `X-CSRF-Token` on every state-changing request of this session.",
   ),
+  email_verified: z.boolean().nullable().describe(
+    "Whether the signed-in account's address is confirmed (live keys need it); null when signed out.",
+  ),
+  mail_delivery: MailDeliverySchema,
+});
+
+/** Output of `auth.resend_verification`. */
+export const VerificationSentSchema = z.object({
+  sent: z.literal(true),
+  mail_delivery: MailDeliverySchema,
+  message: z.string(),
 });
 
 /** A token from a link in one of the service's mails: 43 URL-safe characters. */

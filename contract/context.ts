@@ -19,7 +19,12 @@ import type {
   Plan,
   SubscriptionStatus,
 } from "./accounts.ts";
-import type { UpgradeRequestView, UpgradeStateView } from "./upgrades.ts";
+import type { MailDelivery } from "./auth.ts";
+import type {
+  UpgradeRequestStatus,
+  UpgradeRequestView,
+  UpgradeStateView,
+} from "./upgrades.ts";
 
 /** The account a request acts for, once its credentials were checked. */
 export interface Principal {
@@ -118,8 +123,16 @@ export interface Services {
       idempotency_key?: string;
     },
   ): Promise<RenderedPdf>;
-  /** Renders without charging quota (the dashboard's preview). */
-  preview_invoice(principal: Principal, invoice: Invoice): Promise<RenderedPdf>;
+  /**
+   * Renders without charging quota (the dashboard's preview), in
+   * `options.format` (default the PDF): PDFs marked PREVIEW on every page,
+   * XML marked as test output, so no preview is a usable invoice.
+   */
+  preview_invoice(
+    principal: Principal,
+    invoice: Invoice,
+    options?: { format?: InvoiceFormat },
+  ): Promise<RenderedPdf>;
   create_account(input: {
     email: string;
     name?: string;
@@ -158,9 +171,18 @@ export interface Services {
       message?: string;
     },
   ): Promise<UpgradeRequestView>;
+  /**
+   * Withdraws the account's own open request. Throws `not_found` for an id
+   * that is not one of the account's requests, `conflict` when the request
+   * is no longer open.
+   */
+  withdraw_upgrade_request(
+    principal: Principal,
+    request_id: string,
+  ): Promise<UpgradeRequestView>;
   /** Upgrade requests of every account, newest first (the operator's list). */
   list_upgrade_requests(
-    filter: { status?: "open" | "closed"; limit?: number },
+    filter: { status?: UpgradeRequestStatus; limit?: number },
   ): Promise<UpgradeRequestView[]>;
   /** The account's billing state (billing may be off on this server). */
   get_billing(account_id: string): Promise<BillingView>;
@@ -230,6 +252,16 @@ export interface Services {
    * address change from its token (`invalid_request` when void).
    */
   verify_email(input: { token: string }): Promise<AccountView>;
+  /** How account mail leaves this server: `smtp`, or `log` (no `SMTP_URL`). */
+  mail_delivery(): MailDelivery;
+  /** Whether the account's e-mail address is confirmed. */
+  is_email_verified(account_id: string): Promise<boolean>;
+  /**
+   * Mails a new verification link to the signed-in account's address.
+   * Throws `conflict` when the address is confirmed already, `not_found`
+   * when the server sends no account mail, `rate_limited`.
+   */
+  resend_verification(principal: Principal): Promise<void>;
   /**
    * Sets a new password after checking the current one (rate-limited like
    * sign-in). Throws `invalid_request` naming `current_password`, or

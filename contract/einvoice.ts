@@ -60,6 +60,19 @@ export const INVOICE_FORMATS = [
 /** An output format. */
 export type InvoiceFormat = (typeof INVOICE_FORMATS)[number];
 
+/** What each format is called, and whether it answers a PDF or XML. */
+export const INVOICE_FORMAT_INFO: Record<
+  InvoiceFormat,
+  { name: string; output: "pdf" | "xml" }
+> = {
+  pdf: { name: "PDF", output: "pdf" },
+  "factur-x": { name: "Factur-X / ZUGFeRD (PDF with XML)", output: "pdf" },
+  "xrechnung-cii": { name: "XRechnung 3.0, CII (XML)", output: "xml" },
+  "xrechnung-ubl": { name: "XRechnung 3.0, UBL (XML)", output: "xml" },
+  ubl: { name: "Peppol BIS Billing 3.0, UBL (XML)", output: "xml" },
+  cii: { name: "EN 16931, CII (XML)", output: "xml" },
+};
+
 /** The request field `format`. */
 export const InvoiceFormatSchema = z.enum(INVOICE_FORMATS).describe(
   "Output format (default `pdf`): `factur-x` (PDF/A-3 with the invoice as EN 16931 CII XML inside), " +

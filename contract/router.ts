@@ -32,6 +32,7 @@ import {
   DELETED_ACCOUNT_RETENTION,
   EmailChangeRequestedSchema,
   EmailVerifiedSchema,
+  LOGGED_LINK_MARK,
   PasswordChangedSchema,
   PasswordResetRequestedSchema,
   RequestPasswordResetSchema,
@@ -41,6 +42,7 @@ import {
   SignInSchema,
   SignUpResultSchema,
   SignUpSchema,
+  VerificationSentSchema,
   VerifyEmailSchema,
 } from "./auth.ts";
 import {
@@ -49,6 +51,7 @@ import {
   UpgradeRequestListSchema,
   UpgradeRequestSchema,
   UpgradeStateSchema,
+  WithdrawUpgradeSchema,
 } from "./upgrades.ts";
 import type {
   Principal,
@@ -57,11 +60,7 @@ import type {
   SessionControl,
 } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import {
-  GenerateRequestSchema,
-  type Invoice,
-  InvoiceRequestSchema,
-} from "./invoice.ts";
+import { GenerateRequestSchema, type Invoice } from "./invoice.ts";
 import { negotiate_locale } from "./locales.ts";
 import { to_api_error, to_trpc_error } from "./trpc_errors.ts";
 
@@ -249,11 +248,16 @@ export const app_router = t.router({
     session: base
       .input(z.void())
       .output(SessionStateSchema)
-      .query(({ ctx }) => {
+      .query(async ({ ctx }) => {
         no_store(ctx);
+        const account = ctx.session?.account ?? null;
         return {
-          account: ctx.session?.account ?? null,
+          account,
           csrf_token: ctx.session?.csrf_token ?? null,
+          email_verified: account
+            ? await ctx.services.is_email_verified(account.id)
+            : null,
+          mail_delivery: ctx.services.mail_delivery(),
         };
       }),
     sign_up: base
@@ -266,10 +270,13 @@ export const app_router = t.router({
           ...input,
           client_address: ctx.client_address,
         }, ctx.response);
+        const mail_delivery = ctx.services.mail_delivery();
         return {
           signed_up: true as const,
-          message:
-            "Check your inbox: we sent a mail to this address. If the address is new to us, the mail has a link to confirm it, and you can sign in now with the password you chose. If it already has an account, the mail says how to sign in or reset its password.",
+          mail_delivery,
+          message: mail_delivery === "smtp"
+            ? "Check your inbox: we sent a mail to this address. If the address is new to us, the mail has a link to confirm it, and you can sign in now with the password you chose. If it already has an account, the mail says how to sign in or reset its password."
+            : `This server sends no mail (its SMTP_URL is not set): the mail for this address, with its confirmation link, was written to the server's log instead. Whoever runs the server finds the link there, on a line starting with "${LOGGED_LINK_MARK}". You can sign in now with the password you chose.`,
         };
       }),
     sign_in: base
@@ -322,6 +329,21 @@ export const app_router = t.router({
         const account = await ctx.services.verify_email(input);
         ctx.response.account_id = account.id;
         return { verified: true as const, email: account.email };
+      }),
+    resend_verification: session_procedure
+      .input(z.void())
+      .output(VerificationSentSchema)
+      .mutation(async ({ ctx }) => {
+        await ctx.services.resend_verification(ctx.principal);
+        const mail_delivery = ctx.services.mail_delivery();
+        const email = ctx.principal.account.email;
+        return {
+          sent: true as const,
+          mail_delivery,
+          message: mail_delivery === "smtp"
+            ? `A new confirmation link is on its way to ${email}. It works once, for 48 hours.`
+            : `This server sends no mail: a new confirmation link for ${email} was written to the server's log, on a line starting with "${LOGGED_LINK_MARK}".`,
+        };
       }),
     change_password: session_procedure
       .input(ChangePasswordSchema)
@@ -447,19 +469,22 @@ export const app_router = t.router({
           ...document_fields(pdf, ctx.binary_pdf),
         };
       }),
+    // The body of `POST /generate`, `format` included; every preview is
+    // marked (PREVIEW on PDF pages, TEST in e-invoice XML).
     preview: session_procedure
-      .input(InvoiceRequestSchema)
+      .input(GenerateRequestSchema)
       .output(GeneratedPdfSchema)
       .mutation(async ({ ctx, input }) => {
-        const pdf = await ctx.services.preview_invoice(
+        const document = await ctx.services.preview_invoice(
           ctx.principal,
-          with_negotiated_locale(input, ctx),
+          with_negotiated_locale(input.invoice, ctx),
+          { format: input.format },
         );
         return {
-          file_name: pdf.file_name,
-          content_type: "application/pdf" as const,
-          byte_length: pdf.bytes.length,
-          pdf_base64: encode_base64(pdf.bytes),
+          file_name: document.file_name,
+          content_type: document.content_type,
+          byte_length: document.bytes.length,
+          ...document_fields(document, false),
         };
       }),
   }),
@@ -609,14 +634,15 @@ export const app_router = t.router({
           path: "/account/upgrade-requests",
           tags: ACCOUNT_TAGS,
           summary:
-            "Ask the operator for a higher plan (servers without Stripe billing); the operator is e-mailed",
+            "Ask the operator for a higher plan (servers without Stripe billing); the operator is e-mailed when `OPERATOR_EMAIL` is set",
           successDescription: "The recorded request.",
           errorResponses: {
             ...pick_errors([400, 401]),
             404:
               "Billing is on (`not_found`): change the plan with `POST /account/billing/plan` instead.",
             409:
-              "A request of this account is still open (`conflict`); it is closed when the operator changes the plan.",
+              "A request of this account is still open (`conflict`); it is closed when the operator changes the plan, " +
+              "or withdrawn with `POST /account/upgrade-requests/{id}/withdraw`.",
             429:
               "Too many requests in 24 hours (`rate_limited`); retry after `Retry-After` seconds.",
           },
@@ -632,6 +658,29 @@ export const app_router = t.router({
         ctx.response.status = 201;
         return request;
       }),
+    withdraw: session_procedure
+      .meta({
+        openapi: {
+          method: "POST",
+          path: "/account/upgrade-requests/{id}/withdraw",
+          tags: ACCOUNT_TAGS,
+          summary:
+            "Withdraw the signed-in account's open upgrade request; a new one can be sent afterwards",
+          successDescription: "The request, now `withdrawn`.",
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            404:
+              "No upgrade request of this account has this id (`not_found`).",
+            409:
+              "The request is no longer open (`conflict`): the operator closed it or it was withdrawn.",
+          },
+        },
+      })
+      .input(WithdrawUpgradeSchema)
+      .output(UpgradeRequestSchema)
+      .mutation(({ ctx, input }) =>
+        ctx.services.withdraw_upgrade_request(ctx.principal, input.id)
+      ),
   }),
   admin: t.router({
     list_upgrade_requests: admin_procedure

@@ -1,11 +1,14 @@
 /**
  * Outgoing mail: SMTP through nodemailer when `SMTP_URL` is set (STARTTLS
  * whenever the server offers it), otherwise each message is written to the
- * log so a lone `deno task start` still shows reset and verification links.
+ * log so a lone `deno task start` still shows reset and verification links:
+ * one JSON line with the whole message, and for a message with a link, a
+ * plain line starting with {@link LOGGED_LINK_MARK} that is easy to spot.
  *
  * @module
  */
 import type { Transporter } from "nodemailer";
+import { LOGGED_LINK_MARK } from "../contract/auth.ts";
 
 /** One plain-text message. */
 export interface MailMessage {
@@ -14,6 +17,8 @@ export interface MailMessage {
   text: string;
   /** Where replies go, when not to the sender (e.g. the customer who asked). */
   reply_to?: string;
+  /** The link the message is about (verification, reset), also in `text`. */
+  link?: string;
 }
 
 /** Sends mail; `send` rejects when the message could not be handed over. */
@@ -42,13 +47,18 @@ export function create_mailer(options: MailerOptions): Mailer {
     const write = options.write_log ?? ((line: string) => console.log(line));
     return {
       kind: "log",
-      send(message) {
+      send({ link, ...message }) {
         write(JSON.stringify({
           time: new Date().toISOString(),
           mail: "not sent (SMTP_URL unset)",
           from: options.mail_from,
           ...message,
         }));
+        if (link) {
+          write(
+            `${LOGGED_LINK_MARK} (SMTP_URL is not set): "${message.subject}" for ${message.to}: open ${link}`,
+          );
+        }
         return Promise.resolve();
       },
       close() {},
@@ -76,7 +86,7 @@ export function create_mailer(options: MailerOptions): Mailer {
   }
   return {
     kind: "smtp",
-    async send({ reply_to, ...message }) {
+    async send({ reply_to, link: _link, ...message }) {
       await (await open_transport()).sendMail({
         from: options.mail_from,
         ...message,

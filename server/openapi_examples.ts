@@ -215,11 +215,26 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       "409": error_body(
         "conflict",
         "Your request for Pro of 2026-11-23 is still open; the operator closes it by " +
-          "changing your plan, and you can send a new one after that",
+          "changing your plan, or you withdraw it, and you can send a new one after that",
       ),
       "429": error_body(
         "rate_limited",
         "This account sent 3 upgrade requests in the last 24 hours; you can send another in 5 hour(s)",
+      ),
+    },
+  },
+  "post /account/upgrade-requests/{id}/withdraw": {
+    responses: {
+      "200": {
+        ...UPGRADE_REQUEST,
+        status: "withdrawn",
+        closed_at: "2026-11-23T09:45:00.000Z",
+        closed_by: "customer",
+      },
+      "404": error_body("not_found", "No upgrade request with this id"),
+      "409": error_body(
+        "conflict",
+        "The operator closed this upgrade request already; there is nothing to withdraw",
       ),
     },
   },

@@ -149,6 +149,7 @@ export async function start_server(
     cookie_secure: config.cookie_secure,
     support_email: config.support_email,
     billing_enabled: billing !== undefined,
+    operator_mail: operator_mail.configured,
     now: options.now ?? (() => new Date()),
   });
   const handler = create_app({

@@ -121,6 +121,14 @@ export const TIMEOUTS_PER_HOUR = 3;
 export const RENDER_SECONDS_PER_MINUTE = 30;
 /** Free previews an account may render a day (UTC). */
 export const PREVIEWS_PER_DAY = 50;
+/**
+ * New verification links an account may ask for in a window: enough for a
+ * lost mail, too few to flood its own mailbox.
+ */
+export const VERIFICATION_RESEND_LIMIT = {
+  per_account: 3,
+  window_seconds: 15 * 60,
+} as const;
 
 function page_limit_error(error: PageLimitError): ApiError {
   return new ApiError("invalid_request", error.message, {
@@ -176,7 +184,7 @@ export function upgrade_request_view(
     created_at: request.created_at.toISOString(),
     closed_at: request.closed_at?.toISOString() ?? null,
     closed_by: request.closed_by === "admin_api" ||
-        request.closed_by === "admin_cli"
+        request.closed_by === "admin_cli" || request.closed_by === "customer"
       ? request.closed_by
       : null,
     resulting_plan: request.resulting_plan,
@@ -346,7 +354,7 @@ function pending_conflict(open: store.UpgradeRequestRecord): ApiError {
     `Your request for ${PLANS[open.requested_plan].name} of ${
       day_of(open.created_at)
     } is still open; ` +
-      "the operator closes it by changing your plan, and you can send a new one after that",
+      "the operator closes it by changing your plan, or you withdraw it, and you can send a new one after that",
   );
 }
 
@@ -1071,7 +1079,7 @@ export function create_services(
       });
     },
 
-    preview_invoice(principal: Principal, invoice: Invoice) {
+    preview_invoice(principal, invoice, preview_options = {}) {
       return with_database(async () => {
         // Previews are free, so they are marked on every page, refused to
         // inactive subscriptions, and limited per minute and per day.
@@ -1098,7 +1106,11 @@ export function create_services(
           }, at);
         }
         check_document_cost(invoice);
-        return await render(invoice, { preview: true, account_id: account.id });
+        return await render(invoice, {
+          preview: true,
+          format: preview_options.format,
+          account_id: account.id,
+        });
       });
     },
 
@@ -1123,6 +1135,34 @@ export function create_services(
           if (!(error instanceof store.DuplicateEmailError)) throw error;
           options.account_mail?.notify_sign_up_attempt({ email: input.email });
         }
+      });
+    },
+
+    mail_delivery() {
+      return options.account_mail?.delivery ?? "log";
+    },
+
+    is_email_verified(account_id) {
+      return with_database(() => store.is_email_verified(database, account_id));
+    },
+
+    resend_verification(principal) {
+      return with_database(async () => {
+        const account_mail = require_account_mail();
+        const account = await require_account(principal.account.id);
+        if (await store.is_email_verified(database, account.id)) {
+          throw new ApiError(
+            "conflict",
+            `${account.email} is confirmed already`,
+          );
+        }
+        await enforce_rate_limit(database, {
+          bucket: `verify-resend:${account.id}`,
+          limit: VERIFICATION_RESEND_LIMIT.per_account,
+          window_seconds: VERIFICATION_RESEND_LIMIT.window_seconds,
+          refusal: "Too many confirmation links asked for",
+        }, now());
+        account_mail.send_verification(account);
       });
     },
 
@@ -1382,6 +1422,28 @@ export function create_services(
           subscription_status: account.subscription_status,
         });
         return upgrade_request_view(created.request);
+      });
+    },
+
+    withdraw_upgrade_request(principal, request_id) {
+      return with_database(async () => {
+        const outcome = await store.withdraw_upgrade_request(database, {
+          id: request_id,
+          account_id: principal.account.id,
+          now: now(),
+        });
+        if (outcome.status === "not_found") {
+          throw new ApiError("not_found", "No upgrade request with this id");
+        }
+        if (outcome.status === "not_open") {
+          throw new ApiError(
+            "conflict",
+            outcome.request.status === "withdrawn"
+              ? "This upgrade request was withdrawn already"
+              : "The operator closed this upgrade request already; there is nothing to withdraw",
+          );
+        }
+        return upgrade_request_view(outcome.request);
       });
     },
 

@@ -12,6 +12,8 @@ import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import { signed_in_email } from "./helpers/accounts.ts";
 import { link_in, start_smtp_sink } from "./helpers/smtp_sink.ts";
 import { create_mailer } from "../server/mail.ts";
+import { LOGGED_LINK_MARK } from "../contract/mod.ts";
+import { VERIFICATION_RESEND_LIMIT } from "../server/services.ts";
 import {
   PASSWORD_RESET_LIMIT,
   SIGN_UP_NOTICE_LIMIT,
@@ -507,4 +509,153 @@ Deno.test("without SMTP_URL mail is written to the log", async () => {
   assertEquals(record.to, "a@example.com");
   assertEquals(record.text, "Link: x");
   assertMatch(record.mail, /SMTP_URL unset/);
+  // A mail about a link: the JSON line, then the link on a plain line of
+  // its own that starts with the mark the pages name.
+  const link = "http://127.0.0.1:8000/verify-email?token=abc";
+  await mailer.send({
+    to: "b@example.com",
+    subject: "Confirm your e-mail address for Ink",
+    text: `Confirm: ${link}`,
+    link,
+  });
+  assertEquals(lines.length, 3);
+  assertEquals(JSON.parse(lines[1]).text, `Confirm: ${link}`);
+  assertEquals("link" in JSON.parse(lines[1]), false);
+  assertEquals(
+    lines[2],
+    `${LOGGED_LINK_MARK} (SMTP_URL is not set): "Confirm your e-mail address for Ink" for b@example.com: open ${link}`,
+  );
+});
+
+/** Collects what the in-process server writes with console.log meanwhile. */
+function capture_log(): { lines: string[]; restore(): void } {
+  const lines: string[] = [];
+  const original = console.log;
+  console.log = (...parts: unknown[]) =>
+    lines.push(parts.map(String).join(" "));
+  return { lines, restore: () => console.log = original };
+}
+
+Deno.test("without SMTP_URL sign-up says the mail was not sent and where its link is; the log shows the link on a line of its own", async () => {
+  const server = await start_test_server();
+  const log = capture_log();
+  try {
+    const email = `nomail-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const signed_up = await trpc(server, "auth.sign_up", {
+      email,
+      password: PASSWORD,
+    });
+    const answer = (await signed_up.json()).result.data;
+    assertEquals(answer.mail_delivery, "log");
+    assertMatch(answer.message, /sends no mail/);
+    assertMatch(answer.message, /server's log/);
+    assert(answer.message.includes(LOGGED_LINK_MARK), answer.message);
+    assert(!/Check your inbox/.test(answer.message));
+    const line = await wait_for(() =>
+      log.lines.find((text) =>
+        text.startsWith(LOGGED_LINK_MARK) && text.includes(email)
+      )
+    );
+    const link = new URL(/open (\S+)$/.exec(line)![1]);
+    assertEquals(link.pathname, "/verify-email");
+
+    const signed_in = await trpc(server, "auth.sign_in", {
+      email,
+      password: PASSWORD,
+    });
+    const cookie = cookie_of(signed_in);
+    const before = await (await fetch(`${server.url}/trpc/auth.session`, {
+      headers: { Cookie: cookie },
+    })).json();
+    assertEquals(before.result.data.email_verified, false);
+    assertEquals(before.result.data.mail_delivery, "log");
+
+    // The logged link works like a mailed one.
+    const verified = await trpc(server, "auth.verify_email", {
+      token: link.searchParams.get("token"),
+    });
+    assertEquals(verified.status, 200);
+    await verified.body?.cancel();
+    const after = await (await fetch(`${server.url}/trpc/auth.session`, {
+      headers: { Cookie: cookie },
+    })).json();
+    assertEquals(after.result.data.email_verified, true);
+    const signed_out = await (await fetch(`${server.url}/trpc/auth.session`))
+      .json();
+    assertEquals(signed_out.result.data.email_verified, null);
+  } finally {
+    log.restore();
+    await server.close();
+  }
+});
+
+/** Polls `find` until it returns a value (at most 10 s). */
+async function wait_for<T>(find: () => T | undefined): Promise<T> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const found = find();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("not found in time");
+}
+
+Deno.test("an unconfirmed account asks for a new link: mailed, limited, refused once confirmed", async () => {
+  const smtp = await start_smtp_sink();
+  const server = await start_test_server({
+    env: { SMTP_URL: smtp.url, MAIL_FROM },
+  });
+  try {
+    const email = `resend-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const { cookie } = await sign_up_and_in(server, email);
+    const first = link_in(await smtp.next_for(email), "/verify-email");
+    const session = await (await fetch(`${server.url}/trpc/auth.session`, {
+      headers: { Cookie: cookie },
+    })).json();
+    assertEquals(session.result.data.email_verified, false);
+    assertEquals(session.result.data.mail_delivery, "smtp");
+    const csrf = session.result.data.csrf_token;
+    const resend = () =>
+      fetch(`${server.url}/trpc/auth.resend_verification`, {
+        method: "POST",
+        headers: {
+          Cookie: cookie,
+          "X-CSRF-Token": csrf,
+          Origin: server.url,
+          "Content-Type": "application/json",
+        },
+      });
+
+    const unsigned = await trpc(server, "auth.resend_verification", undefined);
+    assertEquals(unsigned.status, 401);
+    await unsigned.body?.cancel();
+
+    let newest = first;
+    for (let sent = 1; sent <= VERIFICATION_RESEND_LIMIT.per_account; sent++) {
+      const answer = await resend();
+      assertEquals(answer.status, 200);
+      const body = (await answer.json()).result.data;
+      assertEquals(body.sent, true);
+      assertMatch(body.message, new RegExp(`on its way to ${email}`));
+      const mail = await smtp.next_for(email);
+      assertMatch(mail.headers.subject, /Confirm your e-mail address/);
+      newest = link_in(mail, "/verify-email");
+      assert(newest.href !== first.href);
+    }
+    const limited = await resend();
+    assertEquals(limited.status, 429);
+    assert(Number(limited.headers.get("retry-after")) > 0);
+    await limited.body?.cancel();
+
+    const verified = await trpc(server, "auth.verify_email", {
+      token: newest.searchParams.get("token"),
+    });
+    assertEquals(verified.status, 200);
+    await verified.body?.cancel();
+    const confirmed = await resend();
+    assertEquals(confirmed.status, 409);
+    assertMatch((await confirmed.json()).error.message, /confirmed already/);
+  } finally {
+    await server.close();
+    await smtp.close();
+  }
 });

@@ -331,7 +331,7 @@ Deno.test("change e-mail: only once the link mailed to the new address is opened
     assertMatch(requested.body.result.data.message, /confirmation link/);
     const mail = await smtp.next_for(new_email);
     assertMatch(mail.headers.subject, /Confirm your new e-mail address/);
-    const link = link_in(mail, "/verify-email");
+    const link = link_in(mail, "/confirm-email-change");
     assertEquals(link.origin, server.url);
 
     // Not yet: the account keeps its address and signs in with it.
@@ -396,7 +396,9 @@ Deno.test("change e-mail: an address in use is not revealed; its owner is told, 
     assert(!/token=/.test(warning.text), "no link that could take it over");
     // The free address got its link; only the latest request's link works.
     const mail = await smtp.next_for(free);
-    const token = link_in(mail, "/verify-email").searchParams.get("token")!;
+    const token = link_in(mail, "/confirm-email-change").searchParams.get(
+      "token",
+    )!;
     assertEquals(
       (await session_state(server, here.cookie)).account?.email,
       owner.email,

@@ -8,6 +8,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { start_test_server, type TestServer } from "./helpers/test_server.ts";
 import { pdf_page_texts } from "./helpers/pdf_text.ts";
 import { invoice_with_items } from "./fixtures/invoices.ts";
+import { corpus_request } from "./fixtures/einvoice_corpus.ts";
 import { create_session, take_sliding_window } from "../db/mod.ts";
 import { PREVIEWS_PER_DAY, PREVIEWS_PER_MINUTE } from "../server/services.ts";
 
@@ -202,6 +203,90 @@ Deno.test("previews per minute: a sliding window, and every 429 over /trpc carri
     clock = new Date(clock.getTime() + wait * 1000);
     const after_wait = await preview(server, headers, invoice_with_items(1));
     assertEquals(after_wait.status, 200, "served once Retry-After has passed");
+  } finally {
+    await server.close();
+  }
+});
+
+/** The XML inside a Factur-X PDF (poppler's pdfdetach). */
+async function attached_xml(pdf: Uint8Array): Promise<string> {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeFile(`${dir}/f.pdf`, pdf);
+    const out = await new Deno.Command("pdfdetach", {
+      args: ["-save", "1", "-o", `${dir}/f.xml`, `${dir}/f.pdf`],
+    }).output();
+    assertEquals(out.code, 0);
+    return await Deno.readTextFile(`${dir}/f.xml`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("previews take `format`: XML marked as a test document (TEST- number, (TEST) seller, note), Factur-X marked inside and out; the preview limits apply", async () => {
+  const clock = new Date("2026-11-23T15:00:00Z");
+  const server = await start_test_server({
+    now: () => clock,
+    env: { RENDER_TIMEOUT_MS: "120000" },
+  });
+  try {
+    const { account_id } = await server.create_account({ plan: "team" });
+    const headers = await session_headers(server, account_id, clock);
+    const request = corpus_request("standard", 1);
+    const seller = request.sender.name.replaceAll("&", "&amp;");
+    for (const format of ["cii", "ubl", "xrechnung-cii", "xrechnung-ubl"]) {
+      const answer = await preview(server, headers, { ...request, format });
+      assertEquals(answer.status, 200, JSON.stringify(answer.body));
+      const data = answer.body.result.data;
+      assertEquals(data.content_type, "application/xml; charset=utf-8");
+      assertEquals(data.pdf_base64, undefined);
+      assertMatch(data.file_name, /\.xml$/);
+      const xml: string = data.xml;
+      assert(xml.includes(`>TEST-${request.invoice_number}<`), format);
+      assert(xml.includes(`>${seller} (TEST)<`), format);
+      assert(xml.includes("TEST – not valid for accounting"), format);
+      assert(!xml.includes(`>${request.invoice_number}<`), format);
+    }
+
+    const factur_x = await preview(server, headers, {
+      ...request,
+      format: "factur-x",
+    });
+    assertEquals(factur_x.status, 200, JSON.stringify(factur_x.body));
+    assertEquals(factur_x.body.result.data.content_type, "application/pdf");
+    const pdf = Uint8Array.from(
+      atob(factur_x.body.result.data.pdf_base64),
+      (c) => c.charCodeAt(0),
+    );
+    for (const page of await pdf_page_texts(pdf)) {
+      assertMatch(page, /PREVIEW — not valid for accounting/);
+    }
+    const inside = await attached_xml(pdf);
+    assert(inside.includes(`>TEST-${request.invoice_number}<`));
+    assert(inside.includes("TEST – not valid for accounting"));
+
+    // A format that needs more than the invoice has: the /generate 400.
+    const lacking = await preview(server, headers, {
+      ...invoice_with_items(1),
+      format: "xrechnung-ubl",
+    });
+    assertEquals(lacking.status, 400);
+    assert(lacking.body.error.data.details.length > 0);
+
+    // The day's previews used up: XML previews are refused like PDFs.
+    for (let n = 0; n < PREVIEWS_PER_DAY; n++) {
+      await take_sliding_window(server.test_database.database, {
+        bucket: `preview-day:${account_id}`,
+        limit: PREVIEWS_PER_DAY,
+        window_seconds: 86_400,
+        now: clock,
+      });
+    }
+    const refused = await preview(server, headers, {
+      ...request,
+      format: "cii",
+    });
+    assertEquals(refused.status, 429);
   } finally {
     await server.close();
   }

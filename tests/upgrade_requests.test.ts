@@ -522,3 +522,84 @@ Deno.test("quota and inactive messages say how, for every plan and configuration
     await server.close();
   }
 });
+
+Deno.test("upgrade request withdrawn by the customer: status withdrawn, a new request may follow, only once and only its own", async () => {
+  const server = await start_test_server();
+  try {
+    const { account_id } = await server.create_account({ plan: "starter" });
+    const other = await server.create_account({ plan: "starter" });
+    const headers = await session_headers(server, account_id);
+    const other_headers = await session_headers(server, other.account_id);
+
+    const asked = await trpc(server, "upgrade.request", headers, {
+      plan: "pro",
+    });
+    assertEquals(asked.status, 200);
+    const id = asked.body.result.data.id;
+
+    // Another account cannot see or withdraw it.
+    const foreign = await fetch(
+      `${server.url}/account/upgrade-requests/${id}/withdraw`,
+      { method: "POST", headers: other_headers },
+    );
+    assertEquals(foreign.status, 404);
+    assertEquals((await foreign.json()).error.code, "not_found");
+
+    // REST, as the OpenAPI document says.
+    const withdrawn = await fetch(
+      `${server.url}/account/upgrade-requests/${id}/withdraw`,
+      { method: "POST", headers },
+    );
+    assertEquals(withdrawn.status, 200);
+    const request = await withdrawn.json();
+    assertEquals(request.id, id);
+    assertEquals(request.status, "withdrawn");
+    assertEquals(request.closed_by, "customer");
+    assertEquals(request.resulting_plan, null);
+    assert(request.closed_at !== null);
+
+    const state = await trpc(server, "upgrade.state", headers);
+    assertEquals(state.body.result.data.pending, null);
+    assertEquals(state.body.result.data.latest.status, "withdrawn");
+
+    const again = await trpc(server, "upgrade.withdraw", headers, { id });
+    assertEquals(again.status, 409);
+    assertEquals(again.body.error.data.code, "conflict");
+    assertMatch(again.body.error.message, /withdrawn already/);
+
+    // Nothing is open any more: a new request goes through.
+    const renewed = await trpc(server, "upgrade.request", headers, {
+      plan: "team",
+    });
+    assertEquals(renewed.status, 200);
+    assertEquals(renewed.body.result.data.status, "open");
+
+    // The operator's list tells the two apart.
+    const listed = await (await server.admin(
+      "/admin/upgrade-requests?status=withdrawn",
+    )).json();
+    assertEquals(listed.requests.map((item: { id: string }) => item.id), [id]);
+
+    // A request the operator closed cannot be withdrawn.
+    const patched = await server.admin(`/admin/accounts/${account_id}`, {
+      method: "PATCH",
+      body: { plan: "team" },
+    });
+    assertEquals(patched.status, 200);
+    await patched.body?.cancel();
+    const closed = await trpc(server, "upgrade.withdraw", headers, {
+      id: renewed.body.result.data.id,
+    });
+    assertEquals(closed.status, 409);
+    assertMatch(closed.body.error.message, /operator closed/);
+
+    const unknown = await trpc(server, "upgrade.withdraw", headers, {
+      id: crypto.randomUUID(),
+    });
+    assertEquals(unknown.status, 404);
+    const bad = await trpc(server, "upgrade.withdraw", headers, { id: "x" });
+    assertEquals(bad.status, 400);
+  } finally {
+    await server.close();
+  }
+});

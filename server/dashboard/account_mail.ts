@@ -51,6 +51,8 @@ export const SIGN_UP_NOTICE_LIMIT = {
 
 /** Password reset and address verification over a database and a mailer. */
 export interface AccountMail {
+  /** How the mail leaves: `smtp`, or `log` (no `SMTP_URL`: links go to the log). */
+  readonly delivery: Mailer["kind"];
   /** Mails a reset link if the address has an account; throws `rate_limited`. */
   request_password_reset(
     input: { email: string; client_address?: string },
@@ -196,6 +198,8 @@ export function create_account_mail(
   }
 
   return {
+    delivery: options.mailer.kind,
+
     async request_password_reset(input) {
       const email = store.normalize_email(input.email);
       const now = options.now();
@@ -228,6 +232,7 @@ export function create_account_mail(
         await options.mailer.send({
           to: account.email,
           subject: "Reset your Ink password",
+          link: link("/reset-password", token),
           text: [
             `Someone (hopefully you) asked to reset the password of the Ink account ${account.email}.`,
             "",
@@ -270,6 +275,7 @@ export function create_account_mail(
         await options.mailer.send({
           to: account.email,
           subject: "Confirm your e-mail address for Ink",
+          link: link("/verify-email", token),
           text: [
             `Welcome to Ink. Please confirm that ${account.email} is your address:`,
             link("/verify-email", token),
@@ -363,9 +369,10 @@ export function create_account_mail(
         await options.mailer.send({
           to: new_email,
           subject: "Confirm your new e-mail address for Ink",
+          link: link("/confirm-email-change", token),
           text: [
             `Please confirm that ${new_email} should become the address of the Ink account ${account.email}:`,
-            link("/verify-email", token),
+            link("/confirm-email-change", token),
             "",
             `The link works once, for 24 hours. Until it is opened, the account keeps using ${account.email}.`,
             "",

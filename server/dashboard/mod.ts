@@ -45,6 +45,8 @@ export interface DashboardOptions {
   support_email?: string;
   /** Stripe billing is on: customers change plans themselves. */
   billing_enabled?: boolean;
+  /** Upgrade requests are mailed to the operator (`OPERATOR_EMAIL` is set). */
+  operator_mail?: boolean;
   now: () => Date;
 }
 
@@ -121,6 +123,7 @@ export async function create_dashboard(
     signup: options.signup,
     support_email: options.support_email,
     billing: options.billing_enabled,
+    operator_mail: options.operator_mail,
   });
   const html = new Map(
     [...pages].map(([path, page]) => [path, {

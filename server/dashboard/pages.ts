@@ -13,9 +13,13 @@
  */
 import {
   DELETED_ACCOUNT_RETENTION,
+  INVOICE_FORMAT_INFO,
+  type InvoiceFormat,
+  LOGGED_LINK_MARK,
   PASSWORD_LIMITS,
   type Plan,
   PLANS,
+  TEST_DOCUMENTS_PER_MONTH,
 } from "../../contract/mod.ts";
 import { EXAMPLE_INVOICE } from "../example_invoice.ts";
 import type { SignupPolicy } from "./auth.ts";
@@ -65,6 +69,12 @@ export const PAGES: Record<string, PageSpec> = {
     layout: "auth",
     file: "verify_email.html",
     title: "Confirm your e-mail address",
+    access: "any",
+  },
+  "/confirm-email-change": {
+    layout: "auth",
+    file: "confirm_email_change.html",
+    title: "Confirm your new e-mail address",
     access: "any",
   },
   "/dashboard/keys": {
@@ -127,6 +137,8 @@ export interface PageSettings {
   support_email?: string;
   /** Stripe billing is on: plan cards start Checkout or change the subscription. */
   billing?: boolean;
+  /** Upgrade requests are mailed to the operator (`OPERATOR_EMAIL` is set). */
+  operator_mail?: boolean;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -161,14 +173,24 @@ export function render_template(template: string, values: Values): string {
 
 const number = new Intl.NumberFormat("en-US");
 
+/**
+ * The plan cards. Prices show only where this server takes payments:
+ * without billing the operator arranges plans (and any payment) directly.
+ */
 function plan_cards(billing: boolean): string {
   return (Object.keys(PLANS) as Plan[]).map((id) => {
     const plan = PLANS[id];
     const name = escape_html(plan.name);
     return [
-      `<div class="plan" data-plan="${id}" data-plan-name="${name}" data-price="${plan.price_usd}" data-invoices="${plan.monthly_invoices}">`,
+      `<div class="plan" data-plan="${id}" data-plan-name="${name}"${
+        billing ? ` data-price="${plan.price_usd}"` : ""
+      } data-invoices="${plan.monthly_invoices}">`,
       `  <div class="plan-name">${name}</div>`,
-      `  <div class="plan-price">$${plan.price_usd} <small>/ month</small></div>`,
+      ...(billing
+        ? [
+          `  <div class="plan-price">$${plan.price_usd} <small>/ month</small></div>`,
+        ]
+        : []),
       `  <div class="plan-detail">${
         number.format(plan.monthly_invoices)
       } invoices a month</div>`,
@@ -180,6 +202,16 @@ function plan_cards(billing: boolean): string {
       `</div>`,
     ].map((line) => `          ${line}`).join("\n");
   }).join("\n");
+}
+
+/** The Try it page's format choices, from the formats' registry. */
+function format_options(): string {
+  return (Object.keys(INVOICE_FORMAT_INFO) as InvoiceFormat[]).map((id) => {
+    const info = INVOICE_FORMAT_INFO[id];
+    return `<option value="${id}" data-output="${info.output}">${
+      escape_html(info.name)
+    }</option>`;
+  }).join("\n              ");
 }
 
 /** Renders every page from the templates in `folder` (a URL ending in `/`). */
@@ -201,7 +233,11 @@ export async function render_pages(
     password_max: String(PASSWORD_LIMITS.max),
     support_email: settings.support_email,
     billing: settings.billing ?? false,
+    operator_mail: settings.operator_mail ?? false,
     plan_cards: plan_cards(settings.billing ?? false),
+    format_options: format_options(),
+    test_documents_per_month: number.format(TEST_DOCUMENTS_PER_MONTH),
+    logged_link_mark: LOGGED_LINK_MARK,
     deleted_account_retention: DELETED_ACCOUNT_RETENTION,
     example_invoice: JSON.stringify(EXAMPLE_INVOICE),
   };

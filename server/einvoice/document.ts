@@ -37,7 +37,11 @@ export interface DocumentOptions {
    * marks.
    */
   test?: boolean;
-  /** A free dashboard preview: PDFs carry a PREVIEW mark on every page. */
+  /**
+   * A free dashboard preview: PDFs carry a PREVIEW mark on every page, and
+   * the XML (of an XML format, or inside Factur-X) is marked as test output
+   * is, so that no preview is a usable e-invoice.
+   */
   preview?: boolean;
 }
 
@@ -55,7 +59,7 @@ export function invoice_xml(
   invoice: Invoice,
   options: DocumentOptions,
 ): string {
-  const test = options.test === true;
+  const test = options.test === true || options.preview === true;
   switch (options.format) {
     case "factur-x":
       return write_cii(invoice, { profile: "factur-x", test });

@@ -58,7 +58,7 @@ export type MailDelivery = z.infer<typeof MailDeliverySchema>;
  * Start of the log line that carries the link of a mail the server could not
  * send (no `SMTP_URL`); the pages tell people to look for it.
  */
-export const LOGGED_LINK_MARK = "==> Mail not sent";
+export const LOGGED_LINK_MARK = "MAIL NOT SENT";
 
 /**
  * Output of `auth.sign_up`: the same for a new address and for one that

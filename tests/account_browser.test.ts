@@ -212,14 +212,24 @@ Deno.test({
           await done.waitFor();
           assertMatch(await done.innerText(), /confirmation link/);
           await screenshot_both(page, "account-05-email-link-sent");
-          const link = link_in(await smtp.next_for(new_email), "/verify-email");
+          const link = link_in(
+            await smtp.next_for(new_email),
+            "/confirm-email-change",
+          );
           await page.goto(link.href);
-          await page.getByRole("button", { name: "Confirm my address" })
-            .click();
+          // Its own page and words, not the sign-up confirmation's.
+          await page.getByRole("heading", {
+            name: "Confirm your new e-mail address",
+          }).waitFor();
+          await screenshot_both(page, "account-05b-confirm-new-address");
+          await page.getByRole("button", { name: "Use this address" }).click();
           await page.locator("[data-form-done]").waitFor();
           assertMatch(
             await page.locator("[data-form-done]").innerText(),
-            new RegExp(`${new_email.replace(".", "\\.")} is confirmed`),
+            new RegExp(
+              `your account now uses ${new_email.replace(".", "\\.")}\\. ` +
+                "The previous address was told of the change",
+            ),
           );
           const notice = await smtp.next_for(email);
           assertMatch(notice.headers.subject, /was changed/);

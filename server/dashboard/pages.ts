@@ -237,7 +237,6 @@ export async function render_pages(
     plan_cards: plan_cards(settings.billing ?? false),
     format_options: format_options(),
     test_documents_per_month: number.format(TEST_DOCUMENTS_PER_MONTH),
-    logged_link_mark: LOGGED_LINK_MARK,
     deleted_account_retention: DELETED_ACCOUNT_RETENTION,
     example_invoice: JSON.stringify(EXAMPLE_INVOICE),
   };
@@ -252,6 +251,7 @@ export async function render_pages(
     const html = render_template(layouts[spec.layout], {
       title: spec.title,
       script: spec.script ?? "",
+      logged_link_mark: LOGGED_LINK_MARK,
       content: content.trimEnd(),
       current_keys: spec.nav === "keys" ? 'aria-current="page"' : "",
       current_usage: spec.nav === "usage" ? 'aria-current="page"' : "",

@@ -115,12 +115,17 @@ function wire_form(form) {
     input.addEventListener("input", () => {
       input.removeAttribute("aria-invalid");
       show_error(error_box, null);
+      // A new change is under way: the last one's confirmation is stale.
+      if (done_box instanceof HTMLElement) done_box.hidden = true;
     });
   }
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     show_error(error_box, null);
-    if (done_box instanceof HTMLElement) done_box.hidden = true;
+    // Confirmations of earlier changes (in any form) are stale now.
+    for (const box of document.querySelectorAll("[data-form-done]")) {
+      /** @type {HTMLElement} */ (box).hidden = true;
+    }
     const problem = check_form(form);
     if (problem) {
       mark_invalid(form, [problem.path]);
@@ -167,6 +172,8 @@ function show_deleted(message) {
   deleted.hidden = false;
   deleted.focus();
   // Nothing is signed in any more.
+  find("[data-signed-in-lead]").remove();
+  find("[data-verify-banner]").hidden = true;
   find("[data-account-email]").textContent = "";
   find("[data-sign-out]").hidden = true;
   for (const link of document.querySelectorAll(".tabs a")) {

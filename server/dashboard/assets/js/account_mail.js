@@ -1,5 +1,6 @@
 // Forms of the mailed-link flows: asking for a password reset, choosing the
-// new password from the link, confirming the address from the link. The
+// new password from the link, confirming the address from the link (after
+// sign-up, or a new address from the account settings). The
 // token comes from the page's own `?token=`; it is sent only in a POST body.
 import { ApiFailure, mutate } from "/assets/js/api.js";
 import { find, set_busy, show_error } from "/assets/js/ui.js";
@@ -58,7 +59,9 @@ if (form instanceof HTMLFormElement) {
         return;
       }
       if (done_box instanceof HTMLElement) {
-        done_box.textContent = procedure === "auth.verify_email"
+        done_box.textContent = form.dataset.confirms === "change"
+          ? `Done: your account now uses ${answer.email}. The previous address was told of the change.`
+          : procedure === "auth.verify_email"
           ? `Thank you: ${answer.email} is confirmed.`
           : answer.message;
         done_box.hidden = false;

@@ -39,14 +39,18 @@ if (form instanceof HTMLFormElement) {
   let signed_up = false;
 
   /**
-   * Sign-up answered: say to check the inbox, keep the fields (read-only)
-   * and turn the button into "Sign in".
+   * Sign-up answered: say where the mail is (the inbox, or the server's log
+   * when it sends none), keep the fields (read-only) and turn the button
+   * into the one "Sign in" (the link to the sign-in page goes).
+   * @param {{message: string, mail_delivery: string}} result
    */
-  const show_done = (/** @type {string} */ message) => {
+  const show_done = (result) => {
     if (done_box instanceof HTMLElement) {
-      done_box.textContent = message;
+      done_box.textContent = result.message;
+      done_box.classList.toggle("is-notice", result.mail_delivery !== "smtp");
       done_box.hidden = false;
     }
+    document.querySelector("[data-signin-switch]")?.remove();
     email.readOnly = true;
     password.readOnly = true;
     submit.textContent = "Sign in";
@@ -96,7 +100,7 @@ if (form instanceof HTMLFormElement) {
         const result = await mutate(procedure, credentials);
         signed_up = true;
         set_busy(submit, null);
-        show_done(result.message);
+        show_done(result);
         return;
       }
       await mutate("auth.sign_in", credentials);

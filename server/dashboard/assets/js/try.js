@@ -1,6 +1,6 @@
-// The Try it page: edit invoice JSON, render it as a free session preview
-// (invoice.preview) or with one of the account's keys (POST /generate), and
-// show the PDF in the page. Each kind of refusal is shown as what it is:
+// The Try it page: edit invoice JSON, pick an output format, render it as a
+// free session preview (invoice.preview) or with one of the account's keys
+// (POST /generate), and show the PDF, or the XML highlighted, in the page. Each kind of refusal is shown as what it is:
 // JSON syntax (line and column, caret put there), invoice fields (listed
 // with their paths and highlighted in the editor; clicking a path selects
 // it), key problems (link to the keys page), plan problems (links to the
@@ -20,6 +20,7 @@ import {
   start_shell,
 } from "/assets/js/shell.js";
 import { find, set_busy } from "/assets/js/ui.js";
+import { show_xml } from "/assets/js/xml_view.js";
 
 const editor = /** @type {HTMLTextAreaElement} */ (find("[data-editor]"));
 const errors = find("[data-errors]");
@@ -47,6 +48,12 @@ const download_link = /** @type {HTMLAnchorElement} */ (find(
   "[data-pdf-download]",
 ));
 const meta = find("[data-pdf-meta]");
+const format_select = /** @type {HTMLSelectElement} */ (find(
+  "[data-output-format]",
+));
+const result_title = find("[data-result-title]");
+const xml_view = find("[data-xml-view]");
+const xml_code = find("[data-xml-code]");
 
 /** @param {Date} date */
 function iso_day(date) {
@@ -518,18 +525,28 @@ function show_failure(error, with_key) {
 let pdf_url;
 
 /**
- * @param {Blob} pdf
- * @param {string} file_name
- * @param {string} note
+ * Shows a rendered document: a PDF in the browser's viewer, XML as
+ * highlighted text; either way with Open and Download.
+ * @param {Blob} document_blob
+ * @param {{file_name: string, note: string, format: string, xml?: string}} shown
  */
-function show_pdf(pdf, file_name, note) {
+function show_document(document_blob, shown) {
   if (pdf_url) URL.revokeObjectURL(pdf_url);
-  pdf_url = URL.createObjectURL(pdf);
+  pdf_url = URL.createObjectURL(document_blob);
   preview.classList.remove("is-stale");
   preview_empty.hidden = true;
-  // Phones (Android) have no built-in PDF viewer: offer to open it instead.
-  if (navigator.pdfViewerEnabled === false) {
-    find("[data-fallback-name]").textContent = file_name;
+  fallback.hidden = true;
+  frame.hidden = true;
+  xml_view.hidden = true;
+  result_title.textContent = format_name(shown.format);
+  if (shown.xml !== undefined) {
+    frame.removeAttribute("src");
+    show_xml(xml_code, shown.xml);
+    xml_view.hidden = false;
+    xml_view.scrollTop = 0;
+  } else if (navigator.pdfViewerEnabled === false) {
+    // Phones (Android) have no built-in PDF viewer: offer to open it instead.
+    find("[data-fallback-name]").textContent = shown.file_name;
     fallback_open.href = pdf_url;
     fallback.hidden = false;
   } else {
@@ -538,11 +555,11 @@ function show_pdf(pdf, file_name, note) {
   }
   open_link.href = pdf_url;
   download_link.href = pdf_url;
-  download_link.download = file_name;
+  download_link.download = shown.file_name;
   actions.hidden = false;
-  meta.textContent = `${file_name} · ${
-    (pdf.size / 1024).toFixed(1)
-  } KB · ${note}`;
+  meta.textContent = `${shown.file_name} · ${
+    (document_blob.size / 1024).toFixed(1)
+  } KB · ${shown.note}`;
 }
 
 /** @param {string} base64 */
@@ -561,6 +578,122 @@ function mode() {
   return checked instanceof HTMLInputElement ? checked.value : "preview";
 }
 
+/**
+ * The format's name, from the page's format choices (the server's registry).
+ * @param {string} format
+ */
+function format_name(format) {
+  const option = [...format_select.options].find((item) =>
+    item.value === format
+  );
+  return option?.textContent ?? format;
+}
+
+/**
+ * Whether the format answers XML (else a PDF).
+ * @param {string} format
+ */
+function is_xml(format) {
+  const option = [...format_select.options].find((item) =>
+    item.value === format
+  );
+  return option?.dataset.output === "xml";
+}
+
+/**
+ * The request body and format: the editor's text as typed, with the chosen
+ * format added unless the JSON names one itself (which then wins, as it
+ * would for /generate).
+ * @param {string} text JSON that parses
+ * @returns {{body: string, format: string}}
+ */
+function request_of(text) {
+  const parsed = JSON.parse(text);
+  const own = parsed && typeof parsed === "object" && !Array.isArray(parsed) &&
+      Object.hasOwn(parsed, "format")
+    ? parsed.format
+    : undefined;
+  if (own !== undefined) {
+    return { body: text, format: typeof own === "string" ? own : "pdf" };
+  }
+  const format = format_select.value;
+  if (format === "pdf") return { body: text, format };
+  const brace = text.indexOf("{");
+  const rest = text.slice(brace + 1);
+  const field = `"format": ${JSON.stringify(format)}`;
+  return {
+    body: `${text.slice(0, brace + 1)}${field}${
+      /^\s*\}/.test(rest) ? "" : ", "
+    }${rest}`,
+    format,
+  };
+}
+
+/** The render button says what it makes: Render or Generate, PDF or XML. */
+function update_render_label() {
+  const output = is_xml(format_select.value) ? "XML" : "PDF";
+  render_button.textContent = `${
+    mode() === "key" ? "Generate" : "Render"
+  } ${output}`;
+}
+
+/**
+ * This month's counts of the account (`account.usage`), for the key hints;
+ * null until loaded or when it could not be.
+ * @type {{used: number, limit: number, remaining: number, test_calls: number, test_limit: number} | null}
+ */
+let usage = null;
+
+async function refresh_usage() {
+  try {
+    usage = await query("account.usage");
+  } catch (error) {
+    handle_signed_out(error);
+  }
+}
+
+const number = new Intl.NumberFormat();
+
+/** What a test document costs, with this month's count left. */
+function test_documents_text() {
+  const left = usage
+    ? `; ${
+      number.format(Math.max(0, usage.test_limit - usage.test_calls))
+    } of ${number.format(usage.test_limit)} test documents left this month`
+    : "";
+  return `test documents are not charged${left}`;
+}
+
+/**
+ * What the meta line says after a render with a key.
+ * @param {Response} response
+ * @param {boolean} test_key
+ */
+async function counted_text(response, test_key) {
+  const replayed = response.headers.get("idempotent-replayed") === "true";
+  if (test_key) {
+    await refresh_usage();
+    describe_key();
+    return `${
+      replayed ? "served again for free" : "test document"
+    }: ${test_documents_text()}`;
+  }
+  const remaining = response.headers.get("x-quota-remaining");
+  const limit = response.headers.get("x-quota-limit");
+  const left = remaining !== null
+    ? `${remaining} of ${limit} left this month`
+    : "";
+  await refresh_usage();
+  describe_key();
+  return replayed
+    ? `not counted: the same invoice was already generated this month, so it was served again for free${
+      left ? ` (${left})` : ""
+    }`
+    : left
+    ? `counted: ${left}`
+    : "counted against your plan";
+}
+
 async function render() {
   clear_errors();
   // Whatever is shown no longer matches the JSON until this render succeeds.
@@ -568,7 +701,7 @@ async function render() {
   if (!check_syntax()) return;
   // The text goes as typed, so the server sees what /generate would
   // (duplicate keys, for one, are refused with their path).
-  const body = editor.value;
+  const { body, format } = request_of(editor.value);
   const with_key = mode() === "key";
   const key = key_input.value.trim();
   if (with_key && !key) {
@@ -591,22 +724,16 @@ async function render() {
         body,
       });
       if (!response.ok) await read_answer(response);
-      const remaining = response.headers.get("x-quota-remaining");
-      const limit = response.headers.get("x-quota-limit");
-      const left = remaining !== null
-        ? `${remaining} of ${limit} left this month`
-        : "";
-      show_pdf(
-        await response.blob(),
-        file_name_of(response),
-        response.headers.get("idempotent-replayed") === "true"
-          ? `not counted: the same invoice was already generated this month, so it was served again for free${
-            left ? ` (${left})` : ""
-          }`
-          : left
-          ? `counted: ${left}`
-          : "counted against your plan",
-      );
+      const blob = await response.blob();
+      const xml = (response.headers.get("content-type") ?? "").includes("xml")
+        ? await blob.text()
+        : undefined;
+      show_document(blob, {
+        file_name: file_name_of(response),
+        format,
+        xml,
+        note: await counted_text(response, key.startsWith("ink_test_")),
+      });
     } else {
       const response = await request("/trpc/invoice.preview", {
         method: "POST",
@@ -618,13 +745,19 @@ async function render() {
         body,
       });
       const result = await read_answer(response);
-      show_pdf(
-        new Blob([decode_base64(result.pdf_base64)], {
+      const blob = result.xml !== undefined
+        ? new Blob([result.xml], { type: "application/xml" })
+        : new Blob([decode_base64(result.pdf_base64)], {
           type: "application/pdf",
-        }),
-        result.file_name,
-        "free preview, not counted",
-      );
+        });
+      show_document(blob, {
+        file_name: result.file_name,
+        format,
+        xml: result.xml,
+        note: result.xml !== undefined
+          ? "free preview, not counted; marked as a test document (TEST- number, (TEST) seller, note), so it is not a valid e-invoice"
+          : "free preview, not counted; every page is marked PREVIEW",
+      });
     }
     render_status.textContent = `Rendered in ${
       Math.round(performance.now() - started)
@@ -638,12 +771,11 @@ async function render() {
   }
 }
 
-/** @type {{name: string, prefix: string, status: string}[]} */
+/** @type {{name: string, prefix: string, status: string, mode: string}[]} */
 let account_keys = [];
 
 function describe_key() {
   const key = key_input.value.trim();
-  key_input.removeAttribute("aria-invalid");
   key_hint.classList.remove("hint-ok", "hint-bad");
   if (!key) {
     key_hint.textContent =
@@ -660,9 +792,18 @@ function describe_key() {
     key_hint.textContent =
       `“${match.name}” was revoked: /generate will answer 403.`;
     key_hint.classList.add("hint-bad");
-  } else {
+  } else if (match.mode === "test") {
     key_hint.textContent =
-      `Key “${match.name}”. Each render counts as one invoice.`;
+      `Test key “${match.name}”: ${test_documents_text()}.`;
+    key_hint.classList.add("hint-ok");
+  } else {
+    const left = usage
+      ? `; ${number.format(usage.remaining)} of ${
+        number.format(usage.limit)
+      } left this month`
+      : "";
+    key_hint.textContent =
+      `Live key “${match.name}”: each render uses one invoice of your plan${left}.`;
     key_hint.classList.add("hint-ok");
   }
 }
@@ -670,13 +811,15 @@ function describe_key() {
 for (const radio of document.querySelectorAll("input[name=mode]")) {
   radio.addEventListener("change", () => {
     key_field.hidden = mode() !== "key";
-    render_button.textContent = mode() === "key"
-      ? "Generate PDF"
-      : "Render PDF";
+    update_render_label();
     if (mode() === "key") key_input.focus();
   });
 }
-key_input.addEventListener("input", describe_key);
+format_select.addEventListener("change", update_render_label);
+key_input.addEventListener("input", () => {
+  key_input.removeAttribute("aria-invalid");
+  describe_key();
+});
 editor.addEventListener("input", () => {
   editor.removeAttribute("aria-invalid");
   // Highlights no longer match the text once it changes.
@@ -713,8 +856,11 @@ if (draft_dirty) {
   find("[data-draft-note]").textContent =
     "Your draft from last time, kept in this browser. Reset example starts over.";
 }
+update_render_label();
 try {
   account_keys = (await query("account.list_keys")).keys;
 } catch (error) {
   handle_signed_out(error);
 }
+await refresh_usage();
+describe_key();

@@ -106,12 +106,23 @@ export async function copy_text(text) {
 }
 
 /**
- * Shows `message` in an error element, or hides it when null.
+ * `text` as a sentence: the service's messages end without a full stop,
+ * the page's sentences with one.
+ * @param {string} text
+ * @returns {string}
+ */
+export function as_sentence(text) {
+  const trimmed = text.trimEnd();
+  return trimmed === "" || /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/**
+ * Shows `message` (as a sentence) in an error element, or hides it when null.
  * @param {HTMLElement} element
  * @param {string | null} message
  */
 export function show_error(element, message) {
-  element.textContent = message ?? "";
+  element.textContent = message === null ? "" : as_sentence(message);
   element.hidden = message === null;
 }
 

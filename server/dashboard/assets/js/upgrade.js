@@ -1,6 +1,7 @@
 // "Ask for an upgrade" on the Usage page, when the server takes no payments:
 // the plans above the current one, an optional message, and afterwards the
-// pending request (or what the operator decided) instead of the form.
+// pending request (which can be withdrawn) or what became of it, instead of
+// the form.
 import { ApiFailure, mutate, query } from "/assets/js/api.js";
 import { find, format_date, set_busy, show_error } from "/assets/js/ui.js";
 
@@ -50,6 +51,9 @@ function decision_text(request) {
     format_date(request.created_at)
   }`;
   const when = request.closed_at ? format_date(request.closed_at) : "";
+  if (request.status === "withdrawn") {
+    return `${asked} was withdrawn on ${when}.`;
+  }
   if (request.resulting_plan === request.requested_plan) {
     return `${asked} was granted on ${when}.`;
   }
@@ -72,7 +76,7 @@ function pending_text(request, email) {
   return `Your request for ${plan_name(request.requested_plan)} was sent on ${
     format_date(request.created_at)
   } and is waiting for the operator. They change your plan (it applies at once) and can reply to ${email}. ` +
-    "You can send a new request once this one is handled.";
+    "You can send a new request once this one is handled, or withdraw it.";
 }
 
 /** Hides every "Ask for …" button on the plan cards. */
@@ -104,7 +108,7 @@ function show_form(plans) {
     const detail = document.createElement("small");
     detail.textContent = `${
       Number(data.invoices ?? 0).toLocaleString()
-    } invoices a month · $${data.price ?? "?"} per month`;
+    } invoices a month`;
     text.append(name, detail);
     label.append(input, text);
     return label;
@@ -122,30 +126,24 @@ function show_form(plans) {
 }
 
 /**
- * Wires the form for the signed-in account (nothing to do with billing on).
+ * Shows the account's upgrade state: the pending request (with Withdraw),
+ * why no request can be sent, or the form.
+ * @param {any} state the answer of `upgrade.state`
  * @param {{plan: string, email: string}} account
  */
-export async function start_upgrade(account) {
-  if (!document.querySelector("[data-upgrade-form]")) return;
-  const error_element = find("[data-upgrade-error]");
-  let state;
-  try {
-    state = await query("upgrade.state");
-  } catch (error) {
-    show_error(
-      error_element,
-      error instanceof ApiFailure
-        ? error.message
-        : "Could not load the upgrade options.",
-    );
-    return;
-  }
+function show_state(state, account) {
+  const form = /** @type {HTMLFormElement} */ (find("[data-upgrade-form]"));
+  const withdraw_row = find("[data-upgrade-withdraw-row]");
+  form.hidden = true;
+  withdraw_row.hidden = true;
   if (state.pending) {
     show_status(pending_text(state.pending, account.email));
     hide_ask_buttons();
+    withdraw_row.hidden = false;
+    withdraw_row.dataset.requestId = state.pending.id;
     return;
   }
-  const decision = state.latest?.status === "closed"
+  const decision = state.latest && state.latest.status !== "open"
     ? decision_text(state.latest)
     : "";
   if (state.plans_available.length === 0) {
@@ -166,9 +164,36 @@ export async function start_upgrade(account) {
     );
     return;
   }
-  if (decision) show_status(decision);
+  const status = find("[data-upgrade-status]");
+  status.hidden = decision === "";
+  status.textContent = decision;
   show_form(state.plans_available);
-  if (location.hash === "#upgrade") {
+}
+
+/**
+ * Wires the form for the signed-in account (nothing to do with billing on).
+ * @param {{plan: string, email: string}} account
+ */
+export async function start_upgrade(account) {
+  if (!document.querySelector("[data-upgrade-form]")) return;
+  const error_element = find("[data-upgrade-error]");
+  const load_state = async () => {
+    try {
+      return await query("upgrade.state");
+    } catch (error) {
+      show_error(
+        error_element,
+        error instanceof ApiFailure
+          ? error.message
+          : "Could not load the upgrade options.",
+      );
+      return null;
+    }
+  };
+  const state = await load_state();
+  if (!state) return;
+  show_state(state, account);
+  if (location.hash === "#upgrade" && !state.pending) {
     find("[data-upgrade]").scrollIntoView({ block: "start" });
   }
   const form = /** @type {HTMLFormElement} */ (find("[data-upgrade-form]"));
@@ -176,6 +201,30 @@ export async function start_upgrade(account) {
   const message = /** @type {HTMLTextAreaElement} */ (
     find("[data-upgrade-message]")
   );
+  const withdraw = /** @type {HTMLButtonElement} */ (
+    find("[data-upgrade-withdraw]")
+  );
+  withdraw.addEventListener("click", async () => {
+    show_error(error_element, null);
+    set_busy(withdraw, "Withdrawing…");
+    try {
+      await mutate("upgrade.withdraw", {
+        id: find("[data-upgrade-withdraw-row]").dataset.requestId,
+      });
+      const fresh = await load_state();
+      if (fresh) show_state(fresh, account);
+      find("[data-upgrade-status]").focus();
+    } catch (error) {
+      show_error(
+        error_element,
+        error instanceof ApiFailure
+          ? error.message
+          : "The request could not be withdrawn; try again.",
+      );
+    } finally {
+      set_busy(withdraw, null);
+    }
+  });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     show_error(error_element, null);
@@ -190,8 +239,9 @@ export async function start_upgrade(account) {
         plan: chosen.value,
         ...(message.value.trim() ? { message: message.value } : {}),
       });
-      form.hidden = true;
-      hide_ask_buttons();
+      set_busy(send, null);
+      message.value = "";
+      show_state({ pending: request }, account);
       show_status(
         `Request sent. ${pending_text(request, account.email)}`,
         { focus: true },

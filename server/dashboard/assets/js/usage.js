@@ -241,10 +241,11 @@ if (card instanceof HTMLElement) {
   badge.textContent = "Current";
   card.prepend(badge);
   find("[data-current-plan]").textContent = card.dataset.planName ?? "";
-  find("[data-plan-detail]").textContent =
-    `$${card.dataset.price} per month · ${
-      number.format(Number(card.dataset.invoices))
-    } invoices`;
+  // A price only where this server takes payments (the card carries one).
+  const invoices = `${number.format(Number(card.dataset.invoices))} invoices`;
+  find("[data-plan-detail]").textContent = card.dataset.price
+    ? `$${card.dataset.price} per month · ${invoices}`
+    : `${invoices} a month`;
 }
 if (session.account.subscription_status !== "active") {
   // Say how to reactivate: by paying (billing on) or through the operator.

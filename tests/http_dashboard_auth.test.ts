@@ -206,6 +206,8 @@ Deno.test("session cookie: flags, stored hashed, Secure over HTTPS, sign-out end
     assertEquals((await after.json()).result.data, {
       account: null,
       csrf_token: null,
+      email_verified: null,
+      mail_delivery: "log",
     });
     const keys = await query(server, "account.list_keys", { session });
     assertEquals(keys.status, 401);

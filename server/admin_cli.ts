@@ -34,7 +34,7 @@ Commands:
   create-key <account-id> --name <key name> [--mode live|test]
   revoke-key <key-id>
   set-password <account-id>   (reads the new password from NEW_PASSWORD or stdin)
-  list-upgrade-requests [--status open|closed|all] [--limit <n>]
+  list-upgrade-requests [--status open|closed|withdrawn|all] [--limit <n>]
                               (customers' requests for a higher plan, newest first;
                                set-plan closes the account's open request)
   deleted-usage               (monthly invoice counts of deleted accounts, kept

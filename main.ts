@@ -4,6 +4,7 @@
  */
 import { is_database_unavailable } from "./db/mod.ts";
 import { ConfigError, load_config } from "./server/config.ts";
+import { LOGGED_LINK_MARK } from "./contract/auth.ts";
 import { start_server } from "./server/serve.ts";
 
 /** How long in-flight requests may run after SIGTERM before the process exits anyway. */
@@ -47,6 +48,9 @@ if (import.meta.main) {
         : "MAX_CONNECTIONS"
     })`,
   );
+  if (config.signup_enabled) {
+    console.error(`Dashboard: open ${server.url} to sign up and sign in`);
+  }
   if (config.smtp_url) {
     const smtp = new URL(config.smtp_url);
     console.error(
@@ -56,7 +60,7 @@ if (import.meta.main) {
     );
   } else {
     console.error(
-      `Mail: SMTP_URL is not set; password-reset and verification mails are written to the log instead of being sent; links point to ${
+      `Mail: SMTP_URL is not set; password-reset and verification mails are written to the log instead of being sent (their links on lines starting with "${LOGGED_LINK_MARK}"); links point to ${
         config.public_url ?? server.url
       }`,
     );

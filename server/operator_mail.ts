@@ -27,6 +27,12 @@ export interface OperatorMail {
   readonly configured: boolean;
   /** Tells the operator about a new upgrade request (in the background). */
   upgrade_requested(notice: UpgradeRequestNotice): void;
+  /**
+   * Tells the operator that a customer withdrew a request mailed earlier, so
+   * nobody grants a plan no one wants any more (in the background; nothing
+   * without `OPERATOR_EMAIL`, whose log lists no open request then).
+   */
+  upgrade_withdrawn(request: UpgradeRequestRecord): void;
   /** Settles once mail started so far was handed over (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -89,6 +95,28 @@ export function create_operator_mail(
           PLANS[request.requested_plan].name
         }`,
         text: upgrade_request_text(notice, options.link_origin()),
+      }).catch(on_error).finally(() => pending.delete(running));
+      pending.add(running);
+    },
+
+    upgrade_withdrawn(request) {
+      if (!options.operator_email) return;
+      const running = options.mailer.send({
+        to: options.operator_email,
+        reply_to: request.account_email,
+        subject:
+          `Upgrade request withdrawn: ${request.account_email} no longer asks for ${
+            PLANS[request.requested_plan].name
+          }`,
+        text: [
+          `${request.account_email} withdrew the request of ${request.created_at.toISOString()} ` +
+          `to move from ${PLANS[request.current_plan].name} to ${
+            PLANS[request.requested_plan].name
+          }.`,
+          "Nothing is left to do: the plan stays as it is.",
+          "",
+          `Account: ${request.account_id}`,
+        ].join("\n"),
       }).catch(on_error).finally(() => pending.delete(running));
       pending.add(running);
     },

@@ -1443,6 +1443,7 @@ export function create_services(
               : "The operator closed this upgrade request already; there is nothing to withdraw",
           );
         }
+        options.operator_mail?.upgrade_withdrawn(outcome.request);
         return upgrade_request_view(outcome.request);
       });
     },

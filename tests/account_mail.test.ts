@@ -458,7 +458,8 @@ Deno.test("links in mail never follow the request's Host: PUBLIC_URL with SMTP",
 Deno.test("links in mail never follow the request's Host: the listening address without SMTP", async () => {
   const logged: string[] = [];
   const console_log = console.log;
-  // The log mailer writes one JSON line per message to console.log.
+  // The log mailer writes one JSON line per message to console.log (and
+  // a plain line with the link, checked below).
   console.log = (...data: unknown[]) => logged.push(data.map(String).join(" "));
   try {
     const server = await start_test_server();
@@ -481,13 +482,18 @@ Deno.test("links in mail never follow the request's Host: the listening address 
       );
       // Shutting down waits for mail still being written.
       await server.server.shutdown();
-      const reset = logged.map((line) => JSON.parse(line)).find((record) =>
-        record.to === email && /Reset your Ink password/.test(record.subject)
-      );
+      const reset = logged.filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line)).find((record) =>
+          record.to === email && /Reset your Ink password/.test(record.subject)
+        );
       assert(reset, `no reset mail logged:\n${logged.join("\n")}`);
       const link = /(\S+)\/reset-password\?token=/.exec(reset.text);
       assertEquals(link?.[1], server.url);
       assert(!reset.text.includes("evil.example"));
+      const plain = logged.find((line) =>
+        line.startsWith(LOGGED_LINK_MARK) && line.includes("Reset your Ink")
+      );
+      assert(plain?.includes(`open ${server.url}/reset-password?token=`));
     } finally {
       await server.close();
     }

@@ -136,3 +136,41 @@ Deno.test("operator mail: a failing send is reported, never thrown", async () =>
   assertEquals(errors.length, 1);
   assertMatch(String(errors[0]), /550 mailbox unavailable/);
 });
+
+Deno.test("operator mail: a withdrawn request is mailed too, so nobody grants it; nothing without OPERATOR_EMAIL", async () => {
+  const mailer = recording_mailer();
+  const mail = create_operator_mail({
+    mailer,
+    operator_email: "ops@ink.example",
+    link_origin: () => "https://invoices.example.com",
+  });
+  mail.upgrade_withdrawn({
+    ...REQUEST,
+    status: "withdrawn",
+    closed_at: new Date("2026-11-23T10:00:00Z"),
+    closed_by: "customer",
+  });
+  await mail.idle();
+  assertEquals(mailer.sent.length, 1);
+  const [message] = mailer.sent;
+  assertEquals(message.to, "ops@ink.example");
+  assertEquals(message.reply_to, "ada@example.com");
+  assertEquals(
+    message.subject,
+    "Upgrade request withdrawn: ada@example.com no longer asks for Pro",
+  );
+  assertMatch(message.text, /withdrew the request of 2026-11-23T09:00:00/);
+  assertMatch(message.text, /Nothing is left to do/);
+
+  const unconfigured = recording_mailer();
+  const lines: string[] = [];
+  const quiet = create_operator_mail({
+    mailer: unconfigured,
+    link_origin: () => "https://invoices.example.com",
+    write_log: (line) => lines.push(line),
+  });
+  quiet.upgrade_withdrawn(REQUEST);
+  await quiet.idle();
+  assertEquals(unconfigured.sent, []);
+  assertEquals(lines, []);
+});

@@ -11,6 +11,7 @@ import {
   type Invoice,
   type InvoiceFormat,
   type KeyMode,
+  LOGGED_LINK_MARK,
   type Plan,
   PLANS,
   plans_above,
@@ -473,9 +474,13 @@ export function create_services(
    */
   async function require_verified_address(account_id: string): Promise<void> {
     if (await store.is_email_verified(database, account_id)) return;
+    const where = options.account_mail?.delivery === "smtp"
+      ? "open the link in the mail we sent when you signed up"
+      : "this server sends no mail, so open the link from the server's log " +
+        `(a line starting with "${LOGGED_LINK_MARK}")`;
     throw new ApiError(
       "forbidden",
-      "Confirm your e-mail address before creating a live API key: open the link in the mail we sent when you signed up (a password reset link also confirms it)",
+      `Confirm your e-mail address before creating a live API key: ${where} (a password reset link also confirms it)`,
     );
   }
 

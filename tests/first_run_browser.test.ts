@@ -152,6 +152,10 @@ Deno.test({
           await error.waitFor();
           const text = await error.innerText();
           assertMatch(text, /^Confirm your e-mail address/);
+          assertMatch(
+            text,
+            /this server sends no mail, so open the link from the server's log/,
+          );
           assert(text.endsWith("."), `no full stop: ${text}`);
           await screenshot_both(page, "first-run-03-live-key-refused", {
             full_page: false,

@@ -9,12 +9,9 @@ import {
   format_money,
   format_quantity,
 } from "../server/pdf/format.ts";
-import {
-  DocumentFont,
-  load_invoice_fonts,
-  sanitize_text,
-  wrap_text,
-} from "../server/pdf/fonts.ts";
+import { load_invoice_fonts } from "../server/pdf/fonts.ts";
+import { DocumentFont, wrap_text } from "../server/pdf/document_font.ts";
+import { sanitize_text } from "../server/pdf/sanitize.ts";
 import { encode_glyph_subset, parse_truetype } from "../server/pdf/truetype.ts";
 import {
   SUPPORTED_UNICODE_RANGES,

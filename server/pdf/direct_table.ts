@@ -21,14 +21,19 @@ import {
   draw_text_line,
   font_handle,
   type FontHandle,
-  INVOICE_FONT_FAMILY,
   is_mirrored,
-  wrap_text,
 } from "./fonts.ts";
+import { wrap_text } from "./document_font.ts";
 import { needs_text_layout } from "./text_layout.ts";
+import { page_size, write_content } from "./jspdf_fence.ts";
+import {
+  fill_operator,
+  pdf_number,
+  type Rgb,
+  stroke_operator,
+} from "./pdf_syntax.ts";
 
-/** An RGB colour, 0–255 per channel. */
-export type Rgb = readonly [number, number, number];
+export type { Rgb };
 
 /** Cell padding in points. */
 export interface Padding {
@@ -82,7 +87,7 @@ export function table_context(doc: jsPDF): TableContext {
     normal: font_handle(doc, "normal"),
     bold: font_handle(doc, "bold"),
     mirrored: is_mirrored(doc),
-    page_height: doc.internal.pageSize.getHeight(),
+    page_height: page_size(doc).height,
     line_height_factor: doc.getLineHeightFactor(),
   };
 }
@@ -116,47 +121,15 @@ export function table_row(cells: TableCell[]): TableRow {
 }
 
 /**
- * PDF coordinate with `decimals` decimals at most, no exponent, no "-0".
- * Items-table body cells keep the two decimals they were always written
- * with; other cells six (jsPDF wrote them with full precision).
+ * PDF coordinate: items-table body cells keep the two decimals they were
+ * always written with; other cells six (jsPDF wrote them with full
+ * precision).
  */
-function coordinate(value: number, decimals: number): string {
-  const scale = decimals === 2 ? 100 : 1e6;
-  const rounded = Math.round(value * scale) / scale;
-  return rounded === 0 ? "0" : String(rounded);
+function coordinate(value: number, decimals: 2 | 6): string {
+  return pdf_number(value, decimals);
 }
 
-/** Colour component: three decimals, as jsPDF writes colours. */
-function component(value: number): string {
-  const rounded = Math.round(value * 1000) / 1000;
-  return rounded === 0 ? "0" : String(rounded);
-}
-
-const fills = new Map<Rgb, string>();
-const strokes = new Map<Rgb, string>();
-
-/** Fill colour operator, as jsPDF writes it (three decimals). */
-export function fill_operator(color: Rgb): string {
-  let op = fills.get(color);
-  if (op === undefined) {
-    op = color.map((c) => component(c / 255)).join(" ") + " rg";
-    fills.set(color, op);
-  }
-  return op;
-}
-
-function stroke_operator(color: Rgb): string {
-  let op = strokes.get(color);
-  if (op === undefined) {
-    op = color.map((c) => component(c / 255)).join(" ") + " RG";
-    strokes.set(color, op);
-  }
-  return op;
-}
-
-function write(doc: jsPDF, ops: string): void {
-  (doc.internal as unknown as { write(ops: string): void }).write(ops);
-}
+export { fill_operator };
 
 /**
  * Draws `row` with its top at `top`, starting at page x `left`. Returns the
@@ -223,11 +196,15 @@ export function draw_table_row(
     }
     x += cell.width;
   }
-  if (ops !== "") write(doc, ops.slice(0, -1));
+  if (ops !== "") write_content(doc, ops.slice(0, -1));
   for (const { line, x, y, cell } of laid_out) {
-    doc.setFont(INVOICE_FONT_FAMILY, cell.style.bold ? "bold" : "normal");
-    doc.setFontSize(cell.style.size);
-    draw_text_line(doc, line, { x, y, fill: fill_operator(cell.style.color) });
+    draw_text_line(doc, line, {
+      x,
+      y,
+      fill: fill_operator(cell.style.color),
+      font: (cell.style.bold ? context.bold : context.normal).font,
+      size: cell.style.size,
+    });
   }
   return top + row.height;
 }

@@ -17,33 +17,17 @@
 
 import type { jsPDF } from "jspdf";
 import type { InvoiceLogo } from "../../contract/invoice_types.ts";
+import { type JsPdfImage, with_image_processor } from "./jspdf_fence.ts";
 import {
   downscale_png,
   needs_downscaling,
   print_pixels,
 } from "./logo_scaling.ts";
 
-/** jsPDF's processed image: strings of bytes plus dictionary values. */
-interface ProcessedImage {
-  data: string;
-  sMask?: string;
-  palette?: unknown;
-  index: number;
-  alias: string;
-  [key: string]: unknown;
-}
-
-type Processor = (
-  data: Uint8Array,
-  index: number,
-  alias: string,
-  compression: string,
-) => ProcessedImage | undefined;
-
 /** Upper bound of the cache, in bytes of processed image data. */
 export const LOGO_CACHE_BYTES = 8 * 1024 * 1024;
 
-const cache = new Map<string, { image: ProcessedImage; bytes: number }>();
+const cache = new Map<string, { image: JsPdfImage; bytes: number }>();
 let cached_bytes = 0;
 
 /** Number and total bytes of cached logos, for tests and metrics. */
@@ -57,7 +41,7 @@ export function clear_logo_cache(): void {
   cached_bytes = 0;
 }
 
-function remember(key: string, image: ProcessedImage): void {
+function remember(key: string, image: JsPdfImage): void {
   const bytes = image.data.length + (image.sMask?.length ?? 0);
   if (bytes > LOGO_CACHE_BYTES) return;
   cache.set(key, { image, bytes });
@@ -69,7 +53,7 @@ function remember(key: string, image: ProcessedImage): void {
   }
 }
 
-function recall(key: string): ProcessedImage | undefined {
+function recall(key: string): JsPdfImage | undefined {
   const entry = cache.get(key);
   if (entry === undefined) return undefined;
   // Most recently used last.
@@ -103,7 +87,6 @@ export function draw_logo(
   },
 ): { width: number; height: number } {
   const format = logo.mime === "image/png" ? "PNG" : "JPEG";
-  const method = format === "PNG" ? "processPNG" : "processJPEG";
   const scale = Math.min(box.width / logo.width, box.height / logo.height);
   const width = logo.width * scale;
   const height = logo.height * scale;
@@ -113,23 +96,6 @@ export function draw_logo(
   const key = downscaled
     ? `${format}:${logo.sha256}:${target.width}x${target.height}`
     : `${format}:${logo.sha256}`;
-  const processors = doc as unknown as Record<string, Processor>;
-  const original = processors[method];
-  // An own property on this document only; jsPDF calls
-  // `this["process" + format]`.
-  processors[method] = function (
-    this: unknown,
-    data,
-    index,
-    alias,
-    compression,
-  ) {
-    const hit = recall(key);
-    if (hit !== undefined) return { ...hit, index, alias };
-    const image = original.call(this, data, index, alias, compression);
-    if (image !== undefined) remember(key, image);
-    return image;
-  };
   // A cached logo needs no decoding; jsPDF only looks at the first bytes.
   let bytes: Uint8Array;
   if (cache.has(key)) {
@@ -138,11 +104,18 @@ export function draw_logo(
     bytes = decode_base64(logo.base64);
     if (downscaled) bytes = downscale_png(bytes, target).bytes;
   }
-  try {
-    doc.addImage(bytes, format, x, box.y, width, height, key);
-  } finally {
-    delete processors[method];
-  }
+  with_image_processor(
+    doc,
+    format,
+    (original) => (data, index, alias, compression) => {
+      const hit = recall(key);
+      if (hit !== undefined) return { ...hit, index, alias };
+      const image = original(data, index, alias, compression);
+      if (image !== undefined) remember(key, image);
+      return image;
+    },
+    () => doc.addImage(bytes, format, x, box.y, width, height, key),
+  );
   return { width, height };
 }
 

@@ -22,6 +22,7 @@
 import type { jsPDF } from "jspdf";
 import { load_invoice_fonts } from "./fonts.ts";
 import { word_outline, type WordOutline } from "./glyph_outlines.ts";
+import { on_page_added, page_size, write_content } from "./jspdf_fence.ts";
 
 /** A mark on every page saying the document is not a real invoice. */
 export interface PageMark {
@@ -140,16 +141,6 @@ function tile_centres(
   return centres;
 }
 
-/** jsPDF internals the marker writes through. */
-interface MarkerInternals {
-  write(ops: string): void;
-  pageSize: { getWidth(): number; getHeight(): number };
-  events: {
-    subscribe(topic: string, callback: () => void): string;
-    unsubscribe(token: string): boolean;
-  };
-}
-
 /**
  * Draws a {@link PageMark}'s graphics on a document while the document is
  * drawn: create it right after the document (it marks page 1 and every page
@@ -158,7 +149,6 @@ interface MarkerInternals {
  */
 export class PageMarker {
   readonly #doc: jsPDF;
-  readonly #internal: MarkerInternals;
   readonly #word: WordOutline;
   /** The whole underlay of a page (same on every page). */
   readonly #underlay: string;
@@ -166,7 +156,7 @@ export class PageMarker {
   readonly #outlines: string[];
   /** Outline blocks drawn so far, per page (index 0: page 1). */
   readonly #drawn: number[] = [];
-  readonly #token: string;
+  readonly #stop_marking: () => void;
 
   /**
    * @param mirrored The pages are mirrored at the end (right-to-left
@@ -174,11 +164,9 @@ export class PageMarker {
    */
   constructor(doc: jsPDF, mark: PageMark, options: { mirrored?: boolean }) {
     this.#doc = doc;
-    this.#internal = doc.internal as unknown as MarkerInternals;
     const font = load_invoice_fonts().bold.ttf;
     this.#word = word_outline(font, mark.watermark);
-    const width = this.#internal.pageSize.getWidth();
-    const height = this.#internal.pageSize.getHeight();
+    const { width, height } = page_size(doc);
     const unmirror = options.mirrored ? `-1 0 0 1 ${num(width)} 0 cm ` : "";
     const centre: Placement = {
       x: width / 2,
@@ -212,7 +200,7 @@ export class PageMarker {
       } RG ${line_width} w 1 j ${centre_matrix}\n${letter}S Q`
     );
     this.#mark_page(1);
-    this.#token = this.#internal.events.subscribe("addPage", () => {
+    this.#stop_marking = on_page_added(doc, () => {
       this.#mark_page(this.#doc.getNumberOfPages());
     });
   }
@@ -220,7 +208,7 @@ export class PageMarker {
   /** The underlay at the start of a new page (the current one). */
   #mark_page(page: number): void {
     this.#drawn[page - 1] = 0;
-    this.#internal.write(this.#underlay);
+    write_content(this.#doc, this.#underlay);
   }
 
   /** Draws one more letter's outline over every page's content so far. */
@@ -230,7 +218,7 @@ export class PageMarker {
 
   /** Draws what is left of the marks on every page; stops marking new pages. */
   finish(): void {
-    this.#internal.events.unsubscribe(this.#token);
+    this.#stop_marking();
     this.#each_page((page) => this.#draw_outlines(page, this.#outlines.length));
   }
 
@@ -248,7 +236,7 @@ export class PageMarker {
     const from = this.#drawn[page - 1] ?? 0;
     const to = Math.min(this.#outlines.length, from + count);
     for (let index = from; index < to; index++) {
-      this.#internal.write(this.#outlines[index]);
+      write_content(this.#doc, this.#outlines[index]);
     }
     this.#drawn[page - 1] = to;
   }

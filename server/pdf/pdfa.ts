@@ -15,6 +15,7 @@
 import { Buffer } from "node:buffer";
 import { deflateSync } from "node:zlib";
 import { jsPDF } from "jspdf";
+import { output_hooks } from "./jspdf_fence.ts";
 
 /** The file to embed and how it relates to the document. */
 export interface PdfAttachment {
@@ -46,25 +47,6 @@ export interface FacturXMetadata {
 export interface PdfA3Options {
   attachment: PdfAttachment;
   factur_x: FacturXMetadata;
-}
-
-interface PdfInternals {
-  newObject(): number;
-  out(line: string): void;
-  write(...values: unknown[]): unknown;
-  putStream(options: {
-    data: string;
-    filters?: string[];
-    alreadyAppliedFilters?: string[];
-    additionalKeyValues?: { key: string; value: string | number }[];
-    objectId?: number;
-  }): void;
-  events: { subscribe(topic: string, callback: () => void): string };
-}
-
-interface PdfPrivate {
-  setPdfVersion(version: string): void;
-  getDocumentProperties(): Record<string, string>;
 }
 
 let icc_stream: string | undefined;
@@ -200,29 +182,22 @@ function xmp_packet(
  * output. Call after `setProperties` / `setCreationDate`, before `output`.
  */
 export function make_pdfa3(doc: jsPDF, options: PdfA3Options): void {
-  const internal = doc.internal as unknown as PdfInternals;
-  const hidden = (doc as unknown as { __private__: PdfPrivate }).__private__;
-  hidden.setPdfVersion("1.7");
+  const internal = output_hooks(doc);
+  internal.set_pdf_version("1.7");
   const ids = { metadata: 0, intent: 0, filespec: 0 };
   const { attachment } = options;
 
   // PDF/A: every annotation is printable (flag 4) — jsPDF writes links
   // (the payment link) without /F. Only this document's output is changed.
-  internal.events.subscribe("buildDocument", () => {
-    const write = internal.write;
-    internal.write = (...values: unknown[]) =>
-      write(
-        ...values.map((value) =>
-          typeof value === "string" && value.includes(LINK_ANNOTATION)
-            ? value.replaceAll(LINK_ANNOTATION, `${LINK_ANNOTATION}/F 4 `)
-            : value
-        ),
-      );
-  });
+  internal.edit_output((text) =>
+    text.includes(LINK_ANNOTATION)
+      ? text.replaceAll(LINK_ANNOTATION, `${LINK_ANNOTATION}/F 4 `)
+      : text
+  );
 
-  internal.events.subscribe("postPutResources", () => {
-    const created = String(doc.getCreationDate("pdf") as unknown);
-    const info = hidden.getDocumentProperties();
+  internal.after_resources(() => {
+    const created = internal.creation_date();
+    const info = internal.document_properties();
 
     const icc_id = internal.newObject();
     internal.putStream({
@@ -290,7 +265,7 @@ export function make_pdfa3(doc: jsPDF, options: PdfA3Options): void {
     internal.out("endobj");
   });
 
-  internal.events.subscribe("putCatalog", () => {
+  internal.in_catalog(() => {
     internal.out(`/Metadata ${ids.metadata} 0 R`);
     internal.out(`/OutputIntents[${ids.intent} 0 R]`);
     internal.out(`/AF[${ids.filespec} 0 R]`);

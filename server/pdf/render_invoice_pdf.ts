@@ -32,14 +32,19 @@ import type {
 import {
   create_document_with_fonts,
   draw_text_line,
-  finish_mirrored_pages,
   font_handle,
   type FontHandle,
   INVOICE_FONT_FAMILY,
   is_mirrored,
-  rethrow_font_errors,
-  sanitize_text,
 } from "./fonts.ts";
+import { sanitize_text } from "./sanitize.ts";
+import {
+  last_autotable_end,
+  mirror_pages,
+  output_document,
+  page_size,
+  write_content,
+} from "./jspdf_fence.ts";
 import { needs_text_layout } from "./text_layout.ts";
 import {
   type CellStyle,
@@ -261,47 +266,8 @@ export function render_invoice_pdf(
     marker.finish();
   }
 
-  if (is_mirrored(doc)) finish_mirrored_pages(doc);
-  const bytes = output_and_release(doc);
-  rethrow_font_errors(doc);
-  return bytes;
-}
-
-/** The parts of jsPDF's private API that {@link output_and_release} uses. */
-interface JsPdfOutputPrivate {
-  setCustomOutputDestination(destination: string[]): void;
-  resetCustomOutputDestination(): void;
-  buildDocument(): string;
-  getArrayBuffer(data: string): ArrayBuffer;
-}
-
-/**
- * The document's bytes, as `doc.output("arraybuffer")` gives them, leaving
- * the document holding none of its content.
- *
- * Why: V8 allocates the functions jsPDF's constructor assigns to the
- * document (hundreds) in the old generation from birth, so until a full
- * collection finds them dead they keep the document's whole state alive
- * through every scavenge, and all of it is promoted. jsPDF keeps the built
- * file's parts and every page's content after `output`, so each render
- * promoted them. Built into our own array and emptied afterwards, with the
- * pages emptied too, the finished document holds little.
- */
-function output_and_release(doc: jsPDF): Uint8Array {
-  const hidden = (doc as unknown as { __private__: JsPdfOutputPrivate })
-    .__private__;
-  const parts: string[] = [];
-  hidden.setCustomOutputDestination(parts);
-  try {
-    hidden.buildDocument();
-  } finally {
-    hidden.resetCustomOutputDestination();
-  }
-  // Joined and converted as `output("arraybuffer")` does.
-  const bytes = new Uint8Array(hidden.getArrayBuffer(parts.join("\n")));
-  parts.length = 0;
-  (doc.internal as unknown as { pages: unknown[] }).pages.length = 0;
-  return bytes;
+  if (is_mirrored(doc)) mirror_pages(doc);
+  return output_document(doc);
 }
 
 /**
@@ -371,7 +337,7 @@ const NOTES_BODY = cell_style({ padding: padding({ bottom: 2 }) });
 
 /** Whether content `height` tall starting at `top` ends above the bottom margin. */
 function fits_on_page(doc: jsPDF, top: number, height: number): boolean {
-  return top + height <= doc.internal.pageSize.getHeight() - MARGIN_BOTTOM;
+  return top + height <= page_size(doc).height - MARGIN_BOTTOM;
 }
 
 const PAGE_MARGIN = {
@@ -388,17 +354,16 @@ function table_margin(
   width: number,
 ): typeof PAGE_MARGIN {
   const left = layout.x(offset, width);
-  const page = layout.doc.internal.pageSize.getWidth();
+  const page = page_size(layout.doc).width;
   return { ...PAGE_MARGIN, left, right: page - left - width };
 }
 
 function content_width(doc: jsPDF): number {
-  return doc.internal.pageSize.getWidth() - 2 * MARGIN_X;
+  return page_size(doc).width - 2 * MARGIN_X;
 }
 
 function last_table_end(doc: jsPDF): number {
-  return (doc as unknown as { lastAutoTable: { finalY: number } }).lastAutoTable
-    .finalY;
+  return last_autotable_end(doc);
 }
 
 function set_text_style(
@@ -587,7 +552,7 @@ function draw_key_values(
     if (link?.row === index) {
       // Link annotations are not content: a mirrored page moves them here.
       const link_x = is_mirrored(doc)
-        ? doc.internal.pageSize.getWidth() - (x + label_width) - value_width
+        ? page_size(doc).width - (x + label_width) - value_width
         : x + label_width;
       doc.link(link_x, y, value_width, height, { url: link.url });
     }
@@ -1262,7 +1227,7 @@ const ITEM_BODY_LAST: CellStyle = {
 };
 
 function write_ops(doc: jsPDF, ops: string): void {
-  (doc.internal as unknown as { write(ops: string): void }).write(ops);
+  write_content(doc, ops);
 }
 
 /** A tax category other than S as words, or "" for S. */
@@ -1281,7 +1246,7 @@ function draw_tax_breakdown(layout: Layout, start_y: number): number {
   const { doc, invoice, formats } = layout;
   const width = layout.width;
   const x = layout.x(0, width);
-  const page_height = doc.internal.pageSize.getHeight();
+  const page_height = page_size(doc).height;
   const limit = page_height - MARGIN_BOTTOM;
   const line_height = SIZE_BODY * LINE_HEIGHT_FACTOR;
   const label_line = SIZE_LABEL * LINE_HEIGHT_FACTOR;
@@ -1433,7 +1398,7 @@ function draw_payment(layout: Layout, start_y: number): number {
   add("pay_online", payment.link);
 
   // Kept on one page: moved whole to the next page when it does not fit.
-  const page_height = doc.internal.pageSize.getHeight();
+  const page_height = page_size(doc).height;
   const table_width = width - qr_column;
   const label_width = label_column_width(doc, rows);
   set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
@@ -1472,7 +1437,7 @@ function draw_payment(layout: Layout, start_y: number): number {
 /** The EPC QR code at the right edge from `top`, with its caption. */
 function draw_qr(layout: Layout, payload: string, top: number): number {
   const { doc } = layout;
-  const page_height = doc.internal.pageSize.getHeight();
+  const page_height = page_size(doc).height;
   const x = layout.x(layout.width - QR_SIZE, QR_SIZE);
   const matrix = qr_matrix(payload);
   const rects = qr_rectangles(matrix, {
@@ -1483,9 +1448,7 @@ function draw_qr(layout: Layout, payload: string, top: number): number {
   // On a mirrored page the code is flipped back within its own box, so it
   // stays scannable.
   const flip = is_mirrored(doc) ? `-1 0 0 1 ${num(2 * x + QR_SIZE)} 0 cm ` : "";
-  (doc.internal as unknown as { write(ops: string): void }).write(
-    `q ${flip}0 0 0 rg\n${rects}\nf Q`,
-  );
+  write_content(doc, `q ${flip}0 0 0 rg\n${rects}\nf Q`);
   set_text_style(doc, { style: "normal", size: 7, color: MUTED });
   const caption = doc.splitTextToSize(layout.labels.scan_to_pay, QR_SIZE + 8);
   doc.text(caption, x + QR_SIZE / 2, top + QR_SIZE + 10, {
@@ -1522,7 +1485,7 @@ function draw_body_cell(
   { data, handle }: { data: CellHookData; handle: FontHandle },
 ): void {
   const cell = data.cell;
-  const page_height = doc.internal.pageSize.getHeight();
+  const page_height = page_size(doc).height;
   const size = cell.styles.fontSize;
   const line_height = size * LINE_HEIGHT_FACTOR;
   // autotable: first baseline = top padding + fontSize × (2 − 1.15).
@@ -1556,13 +1519,15 @@ function draw_body_cell(
     }
     y += line_height;
   }
-  (doc.internal as unknown as { write(ops: string): void }).write(ops + "ET");
-  if (laid_out.length > 0) {
-    doc.setFont(INVOICE_FONT_FAMILY, "normal");
-    doc.setFontSize(size);
-    for (const { line, x, y } of laid_out) {
-      draw_text_line(doc, line, { x, y, fill: INK_FILL });
-    }
+  write_content(doc, ops + "ET");
+  for (const { line, x, y } of laid_out) {
+    draw_text_line(doc, line, {
+      x,
+      y,
+      fill: INK_FILL,
+      font: handle.font,
+      size,
+    });
   }
 }
 
@@ -1621,7 +1586,7 @@ function draw_footers(layout: Layout): void {
     }`;
   const pages = doc.getNumberOfPages();
   const width = layout.width;
-  const baseline = doc.internal.pageSize.getHeight() -
+  const baseline = page_size(doc).height -
     FOOTER_BASELINE_FROM_BOTTOM;
   set_text_style(doc, { style: "normal", size: SIZE_FOOTER, color: MUTED });
   const ref = fit_line(doc, reference, { max_width: width * 0.7 });
@@ -1645,8 +1610,8 @@ const MARK_COLOR: Rgb = [214, 64, 64];
  */
 function draw_mark_footers(layout: Layout, mark: PageMark): void {
   const { doc } = layout;
-  const width = doc.internal.pageSize.getWidth();
-  const height = doc.internal.pageSize.getHeight();
+  const width = page_size(doc).width;
+  const height = page_size(doc).height;
   const pages = doc.getNumberOfPages();
   set_text_style(doc, { style: "bold", size: SIZE_FOOTER, color: MARK_COLOR });
   for (let page = 1; page <= pages; page++) {

@@ -1,0 +1,232 @@
+/**
+ * The per-document face of a font: what one document draws in it (glyphs
+ * and the text each stands for), its widths, and line wrapping.
+ *
+ * @module
+ */
+
+import type { PreparedFont } from "./prepared_font.ts";
+import {
+  measure_line,
+  needs_text_layout,
+  type TextLayoutOptions,
+} from "./text_layout.ts";
+import { wrap_paragraph } from "./line_break.ts";
+
+/** Per-document text layout settings (locale, paragraph direction). */
+export interface DocumentTextSettings {
+  /** Invoice locale (BCP 47): regional Han glyphs. */
+  locale?: string;
+  /** Paragraph direction of the layout; by default per line. */
+  direction?: "ltr" | "rtl";
+  /**
+   * All of the document's text, asked for only when Han characters need a
+   * font and there is no locale: kana anywhere makes them Japanese, hangul
+   * Korean.
+   */
+  context?: () => string;
+  /**
+   * Right-to-left layout: every page is drawn mirrored (see
+   * {@link finish_mirrored_pages}) and all text, Latin included, goes
+   * through the text layout so it reads normally.
+   */
+  mirrored?: boolean;
+}
+
+/**
+ * The per-document face of a font, shaped like the `font.metadata` object
+ * jsPDF's Unicode text path (`pdfEscape16`, `getStringUnitWidth`…) expects.
+ * It records which glyphs the document uses and for which characters.
+ *
+ * It is deliberately *not* a `jsPDF.API.TTFFont`, so jsPDF's own (slow)
+ * font writer skips it and {@link put_document_font} writes it instead.
+ */
+export class DocumentFont {
+  readonly prepared: PreparedFont;
+  /** Must be an own property: jsPDF checks `metadata.hasOwnProperty("cmap")`. */
+  readonly cmap: { unicode: { codeMap: Uint16Array } };
+  /** jsPDF appends `[glyph, [width]]` pairs here (we write /W ourselves). */
+  readonly Unicode = { encoding: {}, kerning: {}, widths: [] as unknown[] };
+  /** jsPDF appends every glyph id it encodes (unused by us). */
+  readonly glyIdsUsed: number[] = [0];
+  /**
+   * Glyph id → the UTF-16 code unit (Latin text) or the text (shaped
+   * clusters, e.g. a lam-alef ligature) it was used for: the ToUnicode map.
+   */
+  readonly toUnicode: Record<number, number | string> = {};
+  /**
+   * Script fonts only: the document's CIDs. Shaped glyphs are shared
+   * between characters (Noto Sans Arabic draws the dotless base of ب ت ث ن
+   * ي once and adds the dots as marks), so one glyph can stand for
+   * different text. Each distinct (glyph, text) pair gets a CID of its own;
+   * `/CIDToGIDMap` maps CIDs to the font's glyph ids, which stay as the
+   * shaper gave them, and ToUnicode maps each CID to its exact text.
+   */
+  readonly cids: Map<string, number> = new Map();
+  /** CID → glyph id (index 0: .notdef). */
+  readonly cid_gids: number[] = [0];
+  /** CID → text it stands for ("" for marks of a cluster already told). */
+  readonly cid_texts: string[] = [""];
+
+  /** The CID showing glyph `gid` for `text` (script fonts). */
+  cid_for(gid: number, text: string): number {
+    const key = `${gid}\u0000${text}`;
+    let cid = this.cids.get(key);
+    if (cid === undefined) {
+      cid = this.cid_gids.length;
+      this.cids.set(key, cid);
+      this.cid_gids.push(gid);
+      this.cid_texts.push(text);
+    }
+    return cid;
+  }
+  /** Settings of the document's text layout (shared by its fonts). */
+  readonly text_settings: DocumentTextSettings;
+
+  constructor(prepared: PreparedFont, settings: DocumentTextSettings = {}) {
+    this.prepared = prepared;
+    this.cmap = { unicode: { codeMap: prepared.code_map } };
+    this.text_settings = settings;
+  }
+
+  #han_hint: string | undefined | null = null;
+
+  /** "ja" or "ko" when the document's text has kana or hangul. */
+  han_hint(): string | undefined {
+    if (this.#han_hint === null) {
+      const text = this.text_settings.context?.() ?? "";
+      this.#han_hint = /[\u3040-\u30ff\u31f0-\u31ff]/.test(text)
+        ? "ja"
+        : /[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]/.test(text)
+        ? "ko"
+        : undefined;
+    }
+    return this.#han_hint;
+  }
+
+  /** Layout options for text in this (Latin) font. */
+  layout_options(): TextLayoutOptions {
+    return {
+      latin: this.prepared,
+      bold: this.prepared.style === "bold",
+      locale: this.text_settings.locale ?? this.han_hint(),
+      direction: this.text_settings.direction,
+    };
+  }
+
+  characterToGlyph(code: number): number {
+    return this.prepared.code_map[code] ?? 0;
+  }
+
+  widthOfGlyph(glyph: number): number {
+    return this.prepared.widths[glyph] ?? 0;
+  }
+
+  /** Width of `text` at font size `size`, in points. */
+  widthOfString(text: string, size: number, char_space = 0): number {
+    const { code_map, widths } = this.prepared;
+    let width = 0;
+    for (let i = 0; i < text.length; i++) {
+      const gid = code_map[text.charCodeAt(i)];
+      if (gid === 0) {
+        // Not Latin-font text: shaped and measured by the text layout.
+        width = measure_line(text, this.layout_options());
+        break;
+      }
+      width += widths[gid];
+    }
+    if (char_space) width += text.length * char_space * (1000 / size);
+    return (width * size) / 1000;
+  }
+
+  /**
+   * Encodes sanitized text as Identity-H glyph ids in hex, recording the
+   * glyphs for the font subset and the ToUnicode map.
+   */
+  encode_hex(text: string): string {
+    const { code_map, gid_hex } = this.prepared;
+    const to_unicode = this.toUnicode;
+    let hex = "";
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      const gid = code_map[code];
+      to_unicode[gid] = code;
+      hex += gid_hex[gid];
+    }
+    return hex;
+  }
+}
+
+/** Options of {@link wrap_text}. */
+export interface WrapOptions {
+  /** Font the text is set in. */
+  font: DocumentFont;
+  /** Font size in points. */
+  size: number;
+  /** Longest line, in points. */
+  max_width: number;
+}
+
+/**
+ * Splits text into lines no wider than `max_width` points: at "\n", then at
+ * spaces; a word wider than a line (e.g. 1,500 "A"s, a long URL) is cut
+ * between characters so it wraps instead of running off the page. Lines
+ * joined in order give back the text, minus the spaces and newlines they
+ * were broken at.
+ */
+export function wrap_text(
+  text: string | string[],
+  { font, size, max_width }: WrapOptions,
+): string[] {
+  const paragraphs = Array.isArray(text)
+    ? text.flatMap((t) => t.split("\n"))
+    : text.split("\n");
+  const out: string[] = [];
+  const space = font.widthOfString(" ", size);
+  for (const paragraph of paragraphs) {
+    if (font.widthOfString(paragraph, size) <= max_width) {
+      out.push(paragraph);
+      continue;
+    }
+    if (needs_text_layout(paragraph, font.prepared)) {
+      out.push(...wrap_paragraph(paragraph, {
+        measure: (t) => font.widthOfString(t, size),
+        max_width,
+      }));
+      continue;
+    }
+    let line: string | null = null;
+    let line_width = 0;
+    for (const word of paragraph.split(" ")) {
+      const word_width = font.widthOfString(word, size);
+      if (line !== null && line_width + space + word_width <= max_width) {
+        line += " " + word;
+        line_width += space + word_width;
+        continue;
+      }
+      if (line !== null) out.push(line);
+      if (word_width <= max_width) {
+        line = word;
+        line_width = word_width;
+        continue;
+      }
+      let chunk = "";
+      let chunk_width = 0;
+      for (let i = 0; i < word.length; i++) {
+        const ch = word[i];
+        const w = font.widthOfString(ch, size);
+        if (chunk !== "" && chunk_width + w > max_width) {
+          out.push(chunk);
+          chunk = "";
+          chunk_width = 0;
+        }
+        chunk += ch;
+        chunk_width += w;
+      }
+      line = chunk;
+      line_width = chunk_width;
+    }
+    if (line !== null) out.push(line);
+  }
+  return out;
+}

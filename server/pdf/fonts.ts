@@ -184,10 +184,9 @@ export function create_document_with_fonts(
 }
 
 /**
- * `doc.text` for the invoice fonts: text jsPDF cannot draw (other scripts:
- * shaping, bidi, script fonts) goes through our text layout; Latin-font
- * text is written directly, one text matrix and one hex string of glyph ids
- * per line. Returns false for anything else (rotated text).
+ * `doc.text` for the invoice fonts (autotable's cells): as
+ * {@link draw_text_lines}; returns false for options other than an
+ * alignment (rotated text), which jsPDF draws.
  */
 function draw_plain_text(
   doc: jsPDF,
@@ -201,13 +200,60 @@ function draw_plain_text(
   { x, y, options }: { x: number; y: number; options: unknown },
 ): boolean {
   const lines = Array.isArray(text) ? text : text.split("\n");
+  if (!needs_layout(font, lines) && !plain_text_options(options)) return false;
+  const align = (options as { align?: TextAlign } | undefined)?.align;
+  draw_text_lines(doc, lines, {
+    x,
+    y,
+    align: align ?? "left",
+    font,
+    resource,
+    size,
+    line_height,
+    fill: hex_to_fill(doc.getTextColor()),
+  });
+  return true;
+}
+
+/** Horizontal alignment of text at its x. */
+export type TextAlign = "left" | "right" | "center";
+
+/** Options of {@link draw_text_lines}. */
+export interface TextLinesOptions {
+  /** The alignment point and the first baseline, from the page's top left. */
+  x: number;
+  y: number;
+  align: TextAlign;
+  font: DocumentFont;
+  /** The font's resource name in the page's content. */
+  resource: string;
+  size: number;
+  line_height: number;
+  /** Fill colour operator. */
+  fill: string;
+}
+
+function needs_layout(font: DocumentFont, lines: readonly string[]): boolean {
   let layout = font.text_settings.mirrored === true;
   for (let i = 0; !layout && i < lines.length; i++) {
     layout = needs_text_layout(lines[i], font.prepared);
   }
-  if (!layout && !plain_text_options(options)) return false;
-  const align = (options as { align?: string } | undefined)?.align ?? "left";
-  const fill = hex_to_fill(doc.getTextColor());
+  return layout;
+}
+
+/**
+ * Draws lines of text one under the other. When any line needs the text
+ * layout (other scripts: shaping, bidi, script fonts; every line of a
+ * mirrored page), all are drawn through it ({@link draw_text_line});
+ * otherwise they are written directly, one text matrix and one hex string
+ * of glyph ids per line.
+ */
+export function draw_text_lines(
+  doc: jsPDF,
+  lines: readonly string[],
+  { x, y, align, font, resource, size, line_height, fill }: TextLinesOptions,
+): void {
+  const layout = needs_layout(font, lines);
   const page_height = page_size(doc).height;
   let ops = "";
   let baseline = y;
@@ -235,7 +281,6 @@ function draw_plain_text(
       `BT /${resource} ${pdf_number(size, 6)} Tf ${fill}\n${ops}ET`,
     );
   }
-  return true;
 }
 
 /** `text()` options our direct path draws exactly: none, or an alignment. */

@@ -25,7 +25,7 @@ export function pdf_number(value: number, decimals: 2 | 3 | 6): string {
 }
 
 /** The colour as DeviceRGB operands with three decimals, as jsPDF writes them. */
-export function rgb_operands(color: Rgb): string {
+export function rgb_operands(color: readonly number[]): string {
   return color.map((part) => pdf_number(part / 255, 3)).join(" ");
 }
 
@@ -48,6 +48,25 @@ export function stroke_operator(color: Rgb): string {
   if (op === undefined) {
     op = `${rgb_operands(color)} RG`;
     strokes.set(color, op);
+  }
+  return op;
+}
+
+const text_fills = new Map<Rgb, string>();
+
+/**
+ * Fill colour operator of text drawn outside tables. It carries jsPDF's
+ * text colour quantization, which that text was always written with: a
+ * channel is kept as three decimals and read back floored to 0–255, so it
+ * can come out one lower (134 → 133).
+ */
+export function text_fill_operator(color: Rgb): string {
+  let op = text_fills.get(color);
+  if (op === undefined) {
+    const quantize = (part: number): number =>
+      Math.floor(Number((part / 255).toFixed(3)) * 255);
+    op = `${rgb_operands(color.map(quantize))} rg`;
+    text_fills.set(color, op);
   }
   return op;
 }

@@ -13,7 +13,6 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import { jsPDF } from "jspdf";
 import {
   autoTable,
@@ -57,17 +56,26 @@ import {
   table_row,
   type TableRow,
 } from "./direct_table.ts";
-import { type Formats, formats_for } from "./locale_format.ts";
-import {
-  fill,
-  type Labels,
-  locale_texts,
-  type LocaleTexts,
-  unit_name,
-} from "./locales.ts";
+import { fill, type Labels, unit_name } from "./locales.ts";
 import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
 import { draw_logo } from "./logo.ts";
 import { MAX_PAGES, PageLimitError } from "./page_budget.ts";
+import {
+  fits_on_page as fits_in_layout,
+  is_credit_note,
+  label,
+  type Layout,
+  layout_state,
+  present,
+  single_line,
+} from "./layout.ts";
+import { draw_key_values, label_column_width } from "./key_values.ts";
+import {
+  document_id,
+  marked_id,
+  metadata_text,
+  pdf_date,
+} from "./document_id.ts";
 import { make_pdfa3, type PdfA3Options } from "./pdfa.ts";
 import {
   type PageMark,
@@ -86,12 +94,6 @@ export interface RenderPdfOptions {
 
 export { type PageMark, PREVIEW_MARK, TEST_MARK };
 
-/**
- * Version of the layout. Part of the document /ID hash, so a layout change
- * never produces the same /ID as an older rendering of the same invoice.
- */
-const LAYOUT_VERSION = "invoice-layout-1";
-
 type Rgb = [number, number, number];
 
 /** Restrained palette: near-black ink, one grey for labels, hairlines. */
@@ -99,7 +101,6 @@ const INK: Rgb = [26, 31, 54];
 const MUTED: Rgb = [105, 115, 134];
 const RULE: Rgb = [225, 229, 235];
 const RULE_STRONG: Rgb = [160, 168, 180];
-const LINK: Rgb = [29, 78, 216];
 
 // Layout in PDF points (1/72 in). A4 is 595.28 × 841.89 pt.
 const MARGIN_X = 56;
@@ -125,61 +126,6 @@ const CELL_PAD_X = 10;
 const LOGO_BOX = { width: 160, height: 52 };
 /** Side of the EPC QR code, quiet zone excluded (pt): about 3 cm. */
 const QR_SIZE = 86;
-
-/**
- * What every section reads: the document, the invoice, its words and
- * formats, and the one place horizontal positions go through.
- */
-interface Layout {
-  doc: jsPDF;
-  invoice: Invoice;
-  texts: LocaleTexts;
-  labels: Labels;
-  /** Printed name of the tax: `tax_label`, else the locale's. */
-  tax: string;
-  formats: Formats;
-  /** True without `locale`: the default words and formats. */
-  legacy: boolean;
-  /** Content box width (between the side margins). */
-  width: number;
-  /**
-   * Page x of a box that starts `offset` points into the content box and is
-   * `width` wide. Left-to-right: `MARGIN_X + offset`; a mirrored layout
-   * would return the box's position from the right.
-   */
-  x(offset: number, width: number): number;
-}
-
-function layout_state(doc: jsPDF, invoice: Invoice): Layout {
-  const texts = locale_texts(invoice.locale);
-  const currency = invoice.currency ? single_line(invoice.currency) : undefined;
-  return {
-    doc,
-    invoice,
-    texts,
-    labels: texts.labels,
-    tax: invoice.tax_label !== undefined && invoice.tax_label.trim() !== ""
-      ? single_line(invoice.tax_label)
-      : texts.tax_label,
-    formats: formats_for(invoice.locale, currency),
-    legacy: invoice.locale === undefined,
-    width: content_width(doc),
-    x: (offset) => MARGIN_X + offset,
-  };
-}
-
-/** A label with `{tax}` filled in. */
-function label(layout: Layout, key: keyof Labels): string {
-  return fill(layout.labels[key], { tax: layout.tax });
-}
-
-function is_credit_note(invoice: Invoice): boolean {
-  return invoice.document_type === "credit_note";
-}
-
-function present(value: string | undefined): value is string {
-  return value !== undefined && value.trim() !== "";
-}
 
 /**
  * Renders `invoice` as an A4 PDF.
@@ -336,8 +282,8 @@ const NOTES_HEAD = cell_style({
 const NOTES_BODY = cell_style({ padding: padding({ bottom: 2 }) });
 
 /** Whether content `height` tall starting at `top` ends above the bottom margin. */
-function fits_on_page(doc: jsPDF, top: number, height: number): boolean {
-  return top + height <= page_size(doc).height - MARGIN_BOTTOM;
+function fits_on_page(layout: Layout, top: number, height: number): boolean {
+  return fits_in_layout(layout, top, height);
 }
 
 const PAGE_MARGIN = {
@@ -462,7 +408,7 @@ function draw_header(layout: Layout): number {
       top: title_baseline + 22,
       offset: 0,
       width: width * 0.55,
-      label_width: label_column_width(doc, facts),
+      label_width: label_column_width(layout, facts),
     });
     return Math.max(end, right_end);
   }
@@ -478,7 +424,7 @@ function draw_header(layout: Layout): number {
       }),
     ])
   );
-  if (fits_on_page(doc, facts_top, rows_height(fact_rows))) {
+  if (fits_on_page(layout, facts_top, rows_height(fact_rows))) {
     const end = draw_table_rows(context, fact_rows, {
       left: MARGIN_X,
       top: facts_top,
@@ -507,69 +453,6 @@ function draw_header(layout: Layout): number {
     body: facts,
   });
   return Math.max(last_table_end(doc), right_end);
-}
-
-/**
- * Label/value rows drawn directly (no table engine): labels muted and
- * small, values wrapped to the rest of the width. For short blocks that
- * never break across pages (header facts, payment details); about a tenth
- * of the cost of an autotable. Returns the y below the last row.
- */
-function draw_key_values(
-  layout: Layout,
-  rows: readonly (readonly [string, string])[],
-  { top, offset, width, label_width, link }: {
-    top: number;
-    offset: number;
-    width: number;
-    label_width: number;
-    /** Index of a row whose value is a URL to make clickable. */
-    link?: { row: number; url: string };
-  },
-): number {
-  const { doc } = layout;
-  const x = layout.x(offset, width);
-  const value_width = width - label_width;
-  const line_height = SIZE_BODY * LINE_HEIGHT_FACTOR;
-  let y = top;
-  rows.forEach(([name, value], index) => {
-    set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
-    const lines = doc.splitTextToSize(value, value_width) as string[];
-    const baseline = y + 1.5 + SIZE_BODY * 0.85;
-    set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
-    doc.text(
-      doc.splitTextToSize(name, label_width - 6) as string[],
-      x,
-      baseline,
-    );
-    set_text_style(doc, {
-      style: "normal",
-      size: SIZE_BODY,
-      color: link?.row === index ? LINK : INK,
-    });
-    doc.text(lines, x + label_width, baseline);
-    const height = lines.length * line_height + 3;
-    if (link?.row === index) {
-      // Link annotations are not content: a mirrored page moves them here.
-      const link_x = is_mirrored(doc)
-        ? page_size(doc).width - (x + label_width) - value_width
-        : x + label_width;
-      doc.link(link_x, y, value_width, height, { url: link.url });
-    }
-    y += height;
-  });
-  return y;
-}
-
-/** Width of the label column for `rows`: the widest label, within bounds. */
-function label_column_width(
-  doc: jsPDF,
-  rows: readonly (readonly [string, string])[],
-): number {
-  doc.setFont(INVOICE_FONT_FAMILY, "normal");
-  doc.setFontSize(SIZE_LABEL);
-  const widest = Math.max(0, ...rows.map(([l]) => doc.getTextWidth(l)));
-  return Math.min(150, Math.max(78, widest + 12));
 }
 
 /** Label and value rows under the title: number, dates and references. */
@@ -673,7 +556,7 @@ function draw_parties(layout: Layout, start_y: number): number {
       party_lines(layout, invoice.bill_to).join("\n"),
     ], PARTY_LINES),
   ];
-  if (fits_on_page(doc, start_y, rows_height(party_rows))) {
+  if (fits_on_page(layout, start_y, rows_height(party_rows))) {
     return draw_table_rows(context, party_rows, {
       left: layout.x(0, width),
       top: start_y,
@@ -1400,7 +1283,7 @@ function draw_payment(layout: Layout, start_y: number): number {
   // Kept on one page: moved whole to the next page when it does not fit.
   const page_height = page_size(doc).height;
   const table_width = width - qr_column;
-  const label_width = label_column_width(doc, rows);
+  const label_width = label_column_width(layout, rows);
   set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
   let rows_height = 0;
   for (const [, value] of rows) {
@@ -1549,7 +1432,7 @@ function draw_notes(layout: Layout, start_y: number): void {
       table_row([table_cell(context, text, { width, style: NOTES_BODY })])
     ),
   ];
-  if (fits_on_page(doc, start_y, rows_height(rows))) {
+  if (fits_on_page(layout, start_y, rows_height(rows))) {
     draw_table_rows(context, rows, { left: layout.x(0, width), top: start_y });
     return;
   }
@@ -1625,11 +1508,6 @@ function draw_mark_footers(layout: Layout, mark: PageMark): void {
   }
 }
 
-function marked_id(id: string, mark: PageMark): string {
-  return createHash("sha256").update(`${id}:${mark.watermark}`).digest("hex")
-    .slice(0, 32).toUpperCase();
-}
-
 /** Cuts a single line to `max_width` with an ellipsis (current font and size). */
 function fit_line(
   doc: jsPDF,
@@ -1646,137 +1524,4 @@ function fit_line(
     } else high = mid - 1;
   }
   return value.slice(0, low) + "\u2026";
-}
-
-/** Sanitized text with line breaks folded into spaces, for one-line fields. */
-function single_line(value: string): string {
-  return sanitize_text(value).replace(/\s*\n\s*/g, " ").trim();
-}
-
-/**
- * Document-information strings: kept as given (jsPDF encodes them as
- * UTF-16 when needed, which holds any character) minus control characters
- * and unpaired surrogates, which are not meaningful there.
- */
-function metadata_text(value: string): string {
-  // deno-lint-ignore no-control-regex
-  return value.toWellFormed().replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
-    .trim();
-}
-
-/**
- * PDF date for the invoice date at midnight UTC. jsPDF accepts years
- * 1970–2037 only; other (implausible) years are clamped rather than failing
- * the invoice.
- */
-function pdf_date(date: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (match === null) return "D:19700101000000+00'00'";
-  const year = Math.min(2037, Math.max(1970, Number(match[1])));
-  const month = Math.min(12, Math.max(1, Number(match[2])));
-  const day = Math.min(31, Math.max(1, Number(match[3])));
-  const pad = (n: number): string => String(n).padStart(2, "0");
-  return `D:${year}${pad(month)}${pad(day)}000000+00'00'`;
-}
-
-/**
- * Fields hashed in the base layout's fixed order; any other field is
- * appended to the hash only when present (see `document_id`).
- */
-const LEGACY_INVOICE_KEYS = new Set([
-  "invoice_number",
-  "date",
-  "due_date",
-  "currency",
-  "sender",
-  "bill_to",
-  "items",
-  "notes",
-  "subtotal",
-  "total",
-  // Derived from other fields or equal to the default: not content.
-  "has_tax",
-  "amount_due",
-]);
-
-/** JSON with object keys sorted, the logo replaced by its hash. */
-function canonical_json(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => {
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
-    if ("base64" in v && "sha256" in v) return { sha256: v.sha256 };
-    return Object.fromEntries(
-      Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]),
-    );
-  });
-}
-
-/** The fields of `value` outside `known`, or null when there are none. */
-function extra_fields(
-  value: object,
-  known: ReadonlySet<string>,
-): Record<string, unknown> | null {
-  let extra: Record<string, unknown> | null = null;
-  for (const key in value) {
-    if (known.has(key)) continue;
-    const v = (value as Record<string, unknown>)[key];
-    if (v === undefined) continue;
-    (extra ??= {})[key] = v;
-  }
-  return extra;
-}
-
-/** `address_lines` is hashed through the address slot above. */
-const LEGACY_PARTY_KEYS = new Set([
-  "name",
-  "email",
-  "address",
-  "address_lines",
-  "city",
-  "state",
-  "zip",
-]);
-const LEGACY_ITEM_KEYS = new Set(["description", "quantity", "rate", "amount"]);
-
-/**
- * Document /ID: the first 128 bits of a SHA-256 over every field of the
- * invoice in a fixed order (so key order in the input does not matter) and
- * the layout version. Fields added after the first layout are appended only
- * when present, so older invoices keep their /ID.
- */
-function document_id(invoice: Invoice): string {
-  // A multi-line address arrives as `address_lines` only; joined, it is
-  // the string the first layout hashed.
-  const party = (p: InvoiceParty): (string | null)[] => [
-    p.name,
-    p.email,
-    p.address ?? p.address_lines?.join("\n") ?? null,
-    p.city ?? null,
-    p.state ?? null,
-    p.zip ?? null,
-  ];
-  const fields: unknown[] = [
-    LAYOUT_VERSION,
-    invoice.invoice_number,
-    invoice.date,
-    invoice.due_date,
-    invoice.currency ?? null,
-    party(invoice.sender),
-    party(invoice.bill_to),
-    invoice.items.map((i) => [i.description, i.quantity, i.rate, i.amount]),
-    invoice.notes ?? null,
-    invoice.subtotal,
-    invoice.total,
-  ];
-  const extra = extra_fields(invoice, LEGACY_INVOICE_KEYS);
-  if (extra?.document_type === "invoice") delete extra.document_type;
-  const parties = [invoice.sender, invoice.bill_to].map((p) =>
-    extra_fields(p, LEGACY_PARTY_KEYS)
-  );
-  const items = invoice.items.map((i) => extra_fields(i, LEGACY_ITEM_KEYS));
-  const has_extra = (extra !== null && Object.keys(extra).length > 0) ||
-    parties.some((p) => p !== null) || items.some((i) => i !== null);
-  if (has_extra) fields.push(canonical_json([extra, parties, items]));
-  return createHash("sha256").update(JSON.stringify(fields)).digest("hex")
-    .slice(0, 32)
-    .toUpperCase();
 }

@@ -1,0 +1,314 @@
+/**
+ * How the invoice looks: colours, type sizes, spacing, the page's margins
+ * and the styles of table cells, in one place. Sections read these; none
+ * has a size or colour of its own.
+ *
+ * All lengths are PDF points (1/72 in). A4 is 595.28 × 841.89 pt.
+ *
+ * @module
+ */
+
+import type { Rgb } from "./pdf_syntax.ts";
+
+export type { Rgb };
+
+/** Restrained palette: near-black ink, one grey for labels, hairlines. */
+export const COLORS = {
+  ink: [26, 31, 54],
+  muted: [105, 115, 134],
+  rule: [225, 229, 235],
+  rule_strong: [160, 168, 180],
+  link: [29, 78, 216],
+  /** The "not valid for accounting" line of marked documents. */
+  mark: [214, 64, 64],
+} as const satisfies Record<string, Rgb>;
+
+/** Type sizes. */
+export const SIZES = {
+  title: 22,
+  amount_due: 16,
+  total: 11,
+  name: 10.5,
+  body: 9.5,
+  label: 8.5,
+  footer: 8,
+  /** The caption under the QR code. */
+  caption: 7,
+} as const;
+
+/** Line height as a multiple of the type size. */
+export const LINE_HEIGHT_FACTOR = 1.3;
+
+/**
+ * Where the first baseline of a text block lies below its top, in type
+ * sizes (autotable's text placement, which every table keeps).
+ */
+export const BASELINE_FACTOR = 0.85;
+
+/** The page's margins. */
+export const MARGINS = {
+  x: 56,
+  top: 56,
+  /** Bottom margin of the flowing content; the footer sits below it. */
+  bottom: 72,
+  /** The footer's baseline above the page's bottom edge. */
+  footer_baseline: 36,
+} as const;
+
+/** Vertical space between the sections, above the second one. */
+export const SECTION_GAPS = {
+  parties: 26,
+  items: 24,
+  tax_breakdown: 20,
+  payment: 24,
+  notes: 24,
+} as const;
+
+/** Header: logo box (top left of page 1), title, amount due. */
+export const HEADER = {
+  logo: { width: 160, height: 52 },
+  /** Space under the logo. */
+  logo_gap: 18,
+  /** Share of the content width for the title and the details. */
+  left_share: 0.55,
+  /** Share of the content width the amount due may take. */
+  amount_share: 0.42,
+  /** The amount due is shrunk to fit, never below this size. */
+  amount_min_size: 7,
+  /** From the title's baseline to the top of the details. */
+  details_gap: 22,
+  /** The title's baseline below its top, in title sizes. */
+  title_baseline: 0.75,
+  /** The amount-due label's baseline below the top margin. */
+  amount_label_baseline: 6,
+  /** From the label's baseline to the top of the amount. */
+  amount_gap: 8,
+  /** From the amount's baseline to the "Due …" line's. */
+  due_on_gap: 15,
+} as const;
+
+/** Label/value lists (details, payment): label column bounds and spacing. */
+export const KEY_VALUES = {
+  label_min: 78,
+  label_max: 150,
+  /** Room after the widest label. */
+  label_gap: 12,
+  /** Labels wrap this much before the value column. */
+  label_wrap_gap: 6,
+  /** Padding above a row's text; a row is its lines plus `row_gap`. */
+  row_top: 1.5,
+  row_gap: 3,
+} as const;
+
+/** Items table cell padding. */
+export const CELL_PADDING = { x: 10, y: 6 } as const;
+
+/** Side of the EPC QR code, quiet zone excluded: about 3 cm. */
+export const QR_SIZE = 86;
+
+/** Cell padding in points. */
+export interface Padding {
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+
+/** How one table cell looks. */
+export interface CellStyle {
+  bold: boolean;
+  size: number;
+  color: Rgb;
+  right: boolean;
+  padding: Padding;
+  /** A rule along the cell's top or bottom edge: [line width, colour]. */
+  rule_top?: readonly [number, Rgb];
+  rule_bottom?: readonly [number, Rgb];
+}
+
+/** Padding with the sides not given at 0. */
+export function padding(sides: Partial<Padding>): Padding {
+  return { top: 0, right: 0, bottom: 0, left: 0, ...sides };
+}
+
+/** A table cell style: regular, body size, ink, left-aligned, no padding. */
+export function cell_style(overrides: Partial<CellStyle>): CellStyle {
+  return {
+    bold: false,
+    size: SIZES.body,
+    color: COLORS.ink,
+    right: false,
+    padding: padding({}),
+    ...overrides,
+  };
+}
+
+/** Header details: labels and values (see `sections/details.ts`). */
+export const FACT_LABEL = cell_style({
+  size: SIZES.label,
+  color: COLORS.muted,
+  // Smaller labels sit lower so they share the values' baseline.
+  padding: padding({
+    top: 1.5 + (SIZES.body - SIZES.label) * 0.85,
+    bottom: 1.5,
+  }),
+});
+export const FACT_VALUE = cell_style({
+  padding: padding({ top: 1.5, bottom: 1.5 }),
+});
+
+/** Party blocks: heading, name, lines (see `sections/parties.ts`). */
+export const PARTY_HEAD = cell_style({
+  size: SIZES.label,
+  color: COLORS.muted,
+  padding: padding({ bottom: 5, right: 20 }),
+});
+export const PARTY_NAME = cell_style({
+  bold: true,
+  size: SIZES.name,
+  padding: padding({ bottom: 3, right: 20 }),
+});
+export const PARTY_LINES = cell_style({ padding: padding({ right: 20 }) });
+
+/** Notes: heading and paragraphs (see `sections/notes.ts`). */
+export const NOTES_HEAD = cell_style({
+  size: SIZES.label,
+  color: COLORS.muted,
+  padding: padding({ bottom: 5 }),
+});
+export const NOTES_BODY = cell_style({ padding: padding({ bottom: 2 }) });
+
+const ITEM_PAD = padding({
+  top: CELL_PADDING.y,
+  bottom: CELL_PADDING.y,
+  left: CELL_PADDING.x,
+  right: CELL_PADDING.x,
+});
+const ITEM_HEAD = cell_style({
+  size: SIZES.label,
+  color: COLORS.muted,
+  padding: { ...ITEM_PAD, top: 0, bottom: 6 },
+  rule_bottom: [0.75, COLORS.rule_strong],
+});
+const ITEM_BODY = cell_style({ padding: ITEM_PAD });
+
+/**
+ * Items table cells by column position: the first column (the
+ * description) is flush left, the last flush right, numbers right-aligned.
+ */
+export const ITEM_CELLS = {
+  head: {
+    first: { ...ITEM_HEAD, padding: { ...ITEM_HEAD.padding, left: 0 } },
+    middle: { ...ITEM_HEAD, right: true },
+    last: {
+      ...ITEM_HEAD,
+      right: true,
+      padding: { ...ITEM_HEAD.padding, right: 0 },
+    },
+  },
+  body: {
+    first: { ...ITEM_BODY, padding: { ...ITEM_PAD, left: 0 } },
+    middle: { ...ITEM_BODY, right: true },
+    last: { ...ITEM_BODY, right: true, padding: { ...ITEM_PAD, right: 0 } },
+  },
+} as const satisfies Record<string, Record<string, CellStyle>>;
+
+/** The hairline under each items-table row: [line width, colour]. */
+export const ITEM_ROW_RULE = [0.5, COLORS.rule] as const;
+
+const TIGHT_PAD = { ...ITEM_PAD, top: 2, bottom: 2 };
+const SUBTOTAL_RULE = [0.5, COLORS.rule] as const;
+const TOTAL_RULE = [0.75, COLORS.rule_strong] as const;
+
+/** Kinds of totals rows: the first (subtotal), plain lines, strong totals. */
+export type TotalKind = "first" | "plain" | "strong";
+
+/** Totals cells by row kind: [empty first cell, label, value]. */
+export const TOTAL_CELLS: Record<TotalKind, [CellStyle, CellStyle, CellStyle]> =
+  {
+    first: [
+      ITEM_BODY,
+      cell_style({
+        right: true,
+        color: COLORS.muted,
+        padding: ITEM_PAD,
+        rule_top: SUBTOTAL_RULE,
+      }),
+      cell_style({
+        right: true,
+        padding: { ...ITEM_PAD, right: 0 },
+        rule_top: SUBTOTAL_RULE,
+      }),
+    ],
+    strong: [
+      ITEM_BODY,
+      cell_style({
+        right: true,
+        bold: true,
+        size: SIZES.total,
+        padding: ITEM_PAD,
+        rule_top: TOTAL_RULE,
+      }),
+      cell_style({
+        right: true,
+        bold: true,
+        size: SIZES.total,
+        padding: { ...ITEM_PAD, right: 0 },
+        rule_top: TOTAL_RULE,
+      }),
+    ],
+    // Discounts, charges and tax lines sit closer together.
+    plain: [
+      cell_style({ padding: TIGHT_PAD }),
+      cell_style({ right: true, color: COLORS.muted, padding: TIGHT_PAD }),
+      cell_style({ right: true, padding: { ...TIGHT_PAD, right: 0 } }),
+    ],
+  };
+
+/** Text styles of text drawn outside tables. */
+export interface TextStyle {
+  bold: boolean;
+  size: number;
+  color: Rgb;
+}
+
+export const TEXT = {
+  title: { bold: true, size: SIZES.title, color: COLORS.ink },
+  amount_due: { bold: true, size: SIZES.amount_due, color: COLORS.ink },
+  body: { bold: false, size: SIZES.body, color: COLORS.ink },
+  link: { bold: false, size: SIZES.body, color: COLORS.link },
+  label: { bold: false, size: SIZES.label, color: COLORS.muted },
+  caption: { bold: false, size: SIZES.caption, color: COLORS.muted },
+  footer: { bold: false, size: SIZES.footer, color: COLORS.muted },
+  mark_footer: { bold: true, size: SIZES.footer, color: COLORS.mark },
+} as const satisfies Record<string, TextStyle>;
+
+/** The marks of previews and test documents (see `page_marks.ts`). */
+export const MARKS = {
+  /** Fill of the large word (under the content). */
+  watermark_fill: [244, 200, 200],
+  /** Fills of the tiling, in turn: light, so the content reads over them. */
+  tile_fills: [
+    [247, 218, 218],
+    [245, 222, 212],
+    [242, 216, 226],
+  ],
+  /** Outline colours of the large word's letters, in turn. */
+  outline_strokes: [
+    [214, 64, 64],
+    [196, 56, 92],
+    [222, 96, 56],
+  ],
+  watermark_size: 110,
+  outline_width: 0.9,
+  /** Width a tile word is scaled to, and its size at most. */
+  tile_width: 150,
+  tile_max_size: 44,
+  /** Tiling steps along the diagonal and across it. */
+  tile_gap: 90,
+  tile_row_step: 150,
+  /** Tiles whose centre lies this close to the page edge are left out. */
+  tile_inset: 24,
+  /** The footer line's baseline above the page footer's, in footer sizes. */
+  footer_raise: 1.8,
+} as const;

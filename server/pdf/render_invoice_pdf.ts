@@ -58,7 +58,6 @@ import {
 } from "./direct_table.ts";
 import { fill, type Labels, unit_name } from "./locales.ts";
 import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
-import { draw_logo } from "./logo.ts";
 import { MAX_PAGES, PageLimitError } from "./page_budget.ts";
 import {
   fits_on_page as fits_in_layout,
@@ -70,6 +69,8 @@ import {
   single_line,
 } from "./layout.ts";
 import { draw_key_values, label_column_width } from "./key_values.ts";
+import { draw_header } from "./sections/header.ts";
+import { draw_details } from "./sections/details.ts";
 import {
   document_id,
   marked_id,
@@ -109,21 +110,17 @@ const MARGIN_TOP = 56;
 const MARGIN_BOTTOM = 72;
 const FOOTER_BASELINE_FROM_BOTTOM = 36;
 
-const SIZE_TITLE = 22;
 const SIZE_BODY = 9.5;
 const SIZE_LABEL = 8.5;
 const SIZE_NAME = 10.5;
 const SIZE_TOTAL = 11;
 const SIZE_FOOTER = 8;
-const SIZE_AMOUNT_DUE = 16;
 const LINE_HEIGHT_FACTOR = 1.3;
 
 /** Cell padding of the items table (pt). */
 const CELL_PAD_Y = 6;
 const CELL_PAD_X = 10;
 
-/** Box the logo is fitted into, top left of page 1 (pt). */
-const LOGO_BOX = { width: 160, height: 52 };
 /** Side of the EPC QR code, quiet zone excluded (pt): about 3 cm. */
 const QR_SIZE = 86;
 
@@ -188,7 +185,8 @@ export function render_invoice_pdf(
   const marker = options.mark
     ? new PageMarker(doc, options.mark, { mirrored: is_mirrored(doc) })
     : undefined;
-  let y = draw_header(layout);
+  const header = draw_header(layout);
+  let y = Math.max(draw_details(layout, header.details_top), header.end);
   marker?.between_sections();
   y = draw_parties(layout, y + 26);
   marker?.between_sections();
@@ -251,14 +249,6 @@ function cell_style(overrides: Partial<CellStyle>): CellStyle {
     ...overrides,
   };
 }
-
-/** Header facts without a locale: labels and values (see `draw_header`). */
-const FACT_LABEL = cell_style({
-  size: SIZE_LABEL,
-  color: MUTED,
-  padding: padding({ top: 1.5 + (SIZE_BODY - SIZE_LABEL) * 0.85, bottom: 1.5 }),
-});
-const FACT_VALUE = cell_style({ padding: padding({ top: 1.5, bottom: 1.5 }) });
 
 /** Party blocks: heading, name, lines (see `draw_parties`). */
 const PARTY_HEAD = cell_style({
@@ -323,168 +313,6 @@ function set_text_style(
   doc.setFont(INVOICE_FONT_FAMILY, style);
   doc.setFontSize(size);
   doc.setTextColor(...color);
-}
-
-/**
- * Logo (page 1 only), title, invoice facts (number, dates, references) on
- * the left and the amount due on the right. Returns the y below the block.
- */
-function draw_header(layout: Layout): number {
-  const { doc, invoice, labels, formats } = layout;
-  const width = layout.width;
-  const right = MARGIN_X + width;
-  let top = MARGIN_TOP;
-  if (invoice.logo !== undefined) {
-    const drawn = draw_logo(doc, invoice.logo, {
-      x: layout.x(0, LOGO_BOX.width),
-      y: MARGIN_TOP,
-      ...LOGO_BOX,
-    });
-    top += drawn.height + 18;
-  }
-  const title_baseline = top + SIZE_TITLE * 0.75;
-  set_text_style(doc, { style: "bold", size: SIZE_TITLE, color: INK });
-  const title = (is_credit_note(invoice) ? labels.credit_note : labels.invoice)
-    .toLocaleUpperCase(invoice.locale ?? "en-US");
-  if (layout.legacy) {
-    doc.text(title, MARGIN_X, title_baseline);
-  } else {
-    // Long titles ("FAKTURA KORYGUJĄCA") shrink rather than run into the
-    // amount due.
-    const natural = doc.getTextWidth(title);
-    if (natural > width * 0.55) {
-      doc.setFontSize(SIZE_TITLE * width * 0.55 / natural);
-    }
-    doc.text(title, layout.x(0, width * 0.55), title_baseline);
-  }
-
-  const amount_due = formats.money(invoice.amount_due ?? invoice.total);
-  const due_date = single_line(invoice.due_date);
-  // Amount due, right-aligned; shrunk (never wrapped) if it is very long.
-  const due_width = width * 0.42;
-  set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
-  doc.text(
-    is_credit_note(invoice) ? labels.amount_credited : labels.amount_due,
-    right,
-    MARGIN_TOP + 6,
-    { align: "right" },
-  );
-  doc.setFont(INVOICE_FONT_FAMILY, "bold");
-  let size = SIZE_AMOUNT_DUE;
-  doc.setFontSize(size);
-  const natural = doc.getTextWidth(amount_due);
-  if (natural > due_width) {
-    size = Math.max(7, (size * due_width) / natural);
-    doc.setFontSize(size);
-  }
-  doc.setTextColor(...INK);
-  const amount_baseline = MARGIN_TOP + 6 + 8 + size;
-  doc.text(
-    fit_line(doc, amount_due, { max_width: due_width }),
-    right,
-    amount_baseline,
-    {
-      align: "right",
-    },
-  );
-  let right_end = amount_baseline + 15;
-  if (!is_credit_note(invoice)) {
-    set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
-    doc.text(
-      fit_line(doc, fill(labels.due_on, { date: formats.date(due_date) }), {
-        max_width: due_width,
-      }),
-      right,
-      amount_baseline + 15,
-      { align: "right" },
-    );
-  } else {
-    right_end = amount_baseline;
-  }
-
-  const facts = header_facts(layout);
-  if (!layout.legacy) {
-    const end = draw_key_values(layout, facts, {
-      top: title_baseline + 22,
-      offset: 0,
-      width: width * 0.55,
-      label_width: label_column_width(layout, facts),
-    });
-    return Math.max(end, right_end);
-  }
-  const label_width = 78;
-  const facts_top = title_baseline + 22;
-  const context = table_context(doc);
-  const fact_rows = facts.map(([name, value]) =>
-    table_row([
-      table_cell(context, name, { width: label_width, style: FACT_LABEL }),
-      table_cell(context, value, {
-        width: width * 0.55 - label_width,
-        style: FACT_VALUE,
-      }),
-    ])
-  );
-  if (fits_on_page(layout, facts_top, rows_height(fact_rows))) {
-    const end = draw_table_rows(context, fact_rows, {
-      left: MARGIN_X,
-      top: facts_top,
-    });
-    return Math.max(end, right_end);
-  }
-  autoTable(doc, {
-    theme: "plain",
-    startY: title_baseline + 22,
-    margin: { ...PAGE_MARGIN, right: MARGIN_X + width * 0.45 },
-    tableWidth: width * 0.55,
-    styles: base_styles({ cellPadding: { top: 1.5, bottom: 1.5 } }),
-    columnStyles: {
-      0: {
-        cellWidth: label_width,
-        textColor: MUTED,
-        fontSize: SIZE_LABEL,
-        // Smaller labels sit lower so they share the values' baseline.
-        cellPadding: {
-          top: 1.5 + (SIZE_BODY - SIZE_LABEL) * 0.85,
-          bottom: 1.5,
-        },
-      },
-      1: { cellWidth: width * 0.55 - label_width },
-    },
-    body: facts,
-  });
-  return Math.max(last_table_end(doc), right_end);
-}
-
-/** Label and value rows under the title: number, dates and references. */
-function header_facts(layout: Layout): [string, string][] {
-  const { invoice, labels, formats } = layout;
-  const credit = is_credit_note(invoice);
-  const rows: [string, string][] = [
-    [
-      credit ? labels.credit_note_number : labels.invoice_number,
-      single_line(invoice.invoice_number),
-    ],
-  ];
-  if (credit && present(invoice.preceding_invoice_number)) {
-    rows.push([
-      labels.preceding_invoice,
-      single_line(invoice.preceding_invoice_number),
-    ]);
-  }
-  rows.push([labels.issue_date, formats.date(single_line(invoice.date))]);
-  // A credit note is not paid by the buyer: no due date on it.
-  if (!credit) {
-    rows.push([labels.due_date, formats.date(single_line(invoice.due_date))]);
-  }
-  const optional: [keyof Labels, string | undefined][] = [
-    ["purchase_order", invoice.purchase_order],
-    ["buyer_reference", invoice.buyer_reference],
-    ["payment_terms", invoice.payment_terms],
-  ];
-  for (const [key, value] of optional) {
-    if (present(value)) rows.push([labels[key], sanitize_text(value).trim()]);
-  }
-  return rows;
 }
 
 /**

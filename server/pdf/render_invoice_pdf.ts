@@ -25,7 +25,6 @@ import type {
   AllowanceCharge,
   Invoice,
   InvoiceLineItem,
-  InvoiceParty,
   TaxCategory,
 } from "../../contract/invoice_types.ts";
 import {
@@ -54,7 +53,6 @@ import {
   table_cell,
   table_context,
   table_row,
-  type TableRow,
 } from "./direct_table.ts";
 import { fill, type Labels, unit_name } from "./locales.ts";
 import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
@@ -71,6 +69,7 @@ import {
 import { draw_key_values, label_column_width } from "./key_values.ts";
 import { draw_header } from "./sections/header.ts";
 import { draw_details } from "./sections/details.ts";
+import { draw_parties } from "./sections/parties.ts";
 import {
   document_id,
   marked_id,
@@ -112,7 +111,6 @@ const FOOTER_BASELINE_FROM_BOTTOM = 36;
 
 const SIZE_BODY = 9.5;
 const SIZE_LABEL = 8.5;
-const SIZE_NAME = 10.5;
 const SIZE_TOTAL = 11;
 const SIZE_FOOTER = 8;
 const LINE_HEIGHT_FACTOR = 1.3;
@@ -250,19 +248,6 @@ function cell_style(overrides: Partial<CellStyle>): CellStyle {
   };
 }
 
-/** Party blocks: heading, name, lines (see `draw_parties`). */
-const PARTY_HEAD = cell_style({
-  size: SIZE_LABEL,
-  color: MUTED,
-  padding: padding({ bottom: 5, right: 20 }),
-});
-const PARTY_NAME = cell_style({
-  bold: true,
-  size: SIZE_NAME,
-  padding: padding({ bottom: 3, right: 20 }),
-});
-const PARTY_LINES = cell_style({ padding: padding({ right: 20 }) });
-
 /** Notes: heading and paragraphs (see `draw_notes`). */
 const NOTES_HEAD = cell_style({
   size: SIZE_LABEL,
@@ -313,116 +298,6 @@ function set_text_style(
   doc.setFont(INVOICE_FONT_FAMILY, style);
   doc.setFontSize(size);
   doc.setTextColor(...color);
-}
-
-/**
- * Lines describing a party below its name: e-mail, the address present,
- * country, phone and registration numbers.
- */
-function party_lines(layout: Layout, party: InvoiceParty): string[] {
-  const { labels, texts, formats } = layout;
-  const lines = [single_line(party.email)];
-  const address = party.address_lines ??
-    (party.address !== undefined ? [party.address] : []);
-  for (const entry of address) {
-    if (entry.trim() === "") continue;
-    for (const line of sanitize_text(entry).split("\n")) {
-      if (line.trim() !== "") lines.push(line.trim());
-    }
-  }
-  const city = present(party.city) ? single_line(party.city) : "";
-  const state = present(party.state) ? single_line(party.state) : "";
-  const zip = present(party.zip) ? single_line(party.zip) : "";
-  let locality: string;
-  if (layout.legacy || !texts.zip_first) {
-    const city_state = [city, state].filter((v) => v !== "").join(", ");
-    locality = [city_state, zip].filter((v) => v !== "").join(" ");
-  } else {
-    const zip_city = [zip, city].filter((v) => v !== "").join(" ");
-    locality = [zip_city, state].filter((v) => v !== "").join(", ");
-  }
-  if (locality !== "") lines.push(locality);
-  if (present(party.country)) {
-    lines.push(formats.country(single_line(party.country)));
-  }
-  // Right-to-left pages: each value is a bidi isolate (FSI … PDI), so a
-  // phone number or tax id keeps its own order after an Arabic label.
-  const value = (text: string): string =>
-    is_mirrored(layout.doc)
-      ? `\u2068${single_line(text)}\u2069`
-      : single_line(text);
-  if (present(party.phone)) {
-    lines.push(`${labels.phone} ${value(party.phone)}`);
-  }
-  if (present(party.tax_id)) {
-    lines.push(`${labels.tax_id} ${value(party.tax_id)}`);
-  }
-  if (present(party.company_id)) {
-    lines.push(`${labels.company_id} ${value(party.company_id)}`);
-  }
-  return lines;
-}
-
-/** Sender and billed party side by side. Returns the y below the block. */
-function draw_parties(layout: Layout, start_y: number): number {
-  const { doc, invoice, labels } = layout;
-  const width = layout.width;
-  const column = width / 2;
-  const context = table_context(doc);
-  const cells = (texts: string[], style: CellStyle): TableRow =>
-    table_row(
-      texts.map((text) => table_cell(context, text, { width: column, style })),
-    );
-  const party_rows = [
-    cells([labels.from, labels.bill_to], PARTY_HEAD),
-    cells(
-      [single_line(invoice.sender.name), single_line(invoice.bill_to.name)],
-      PARTY_NAME,
-    ),
-    cells([
-      party_lines(layout, invoice.sender).join("\n"),
-      party_lines(layout, invoice.bill_to).join("\n"),
-    ], PARTY_LINES),
-  ];
-  if (fits_on_page(layout, start_y, rows_height(party_rows))) {
-    return draw_table_rows(context, party_rows, {
-      left: layout.x(0, width),
-      top: start_y,
-    });
-  }
-  autoTable(doc, {
-    theme: "plain",
-    startY: start_y,
-    margin: layout.legacy ? PAGE_MARGIN : table_margin(layout, 0, width),
-    tableWidth: width,
-    showHead: "firstPage",
-    styles: base_styles({ cellPadding: { right: 20 } }),
-    headStyles: {
-      fontStyle: "normal",
-      fontSize: SIZE_LABEL,
-      textColor: MUTED,
-      cellPadding: { bottom: 5, right: 20 },
-    },
-    columnStyles: { 0: { cellWidth: column }, 1: { cellWidth: column } },
-    head: [[labels.from, labels.bill_to]],
-    body: [
-      [single_line(invoice.sender.name), single_line(invoice.bill_to.name)].map(
-        (content) => ({
-          content,
-          styles: {
-            fontStyle: "bold",
-            fontSize: SIZE_NAME,
-            cellPadding: { bottom: 3, right: 20 },
-          },
-        }),
-      ),
-      [
-        party_lines(layout, invoice.sender).join("\n"),
-        party_lines(layout, invoice.bill_to).join("\n"),
-      ],
-    ],
-  });
-  return last_table_end(doc);
 }
 
 /** Width a single line needs in the given style. */

@@ -14,39 +14,22 @@
  */
 
 import { jsPDF } from "jspdf";
-import {
-  autoTable,
-  type CellHookData,
-  type CellInput,
-  type RowInput,
-  type Styles,
-} from "jspdf-autotable";
-import type {
-  AllowanceCharge,
-  Invoice,
-  InvoiceLineItem,
-  TaxCategory,
-} from "../../contract/invoice_types.ts";
+import { autoTable, type Styles } from "jspdf-autotable";
+import type { Invoice, TaxCategory } from "../../contract/invoice_types.ts";
 import {
   create_document_with_fonts,
-  draw_text_line,
-  font_handle,
-  type FontHandle,
   INVOICE_FONT_FAMILY,
   is_mirrored,
 } from "./fonts.ts";
 import { sanitize_text } from "./sanitize.ts";
 import {
-  last_autotable_end,
   mirror_pages,
   output_document,
   page_size,
   write_content,
 } from "./jspdf_fence.ts";
-import { needs_text_layout } from "./text_layout.ts";
 import {
   type CellStyle,
-  draw_table_row,
   draw_table_rows,
   type Padding,
   rows_height,
@@ -54,9 +37,8 @@ import {
   table_context,
   table_row,
 } from "./direct_table.ts";
-import { fill, type Labels, unit_name } from "./locales.ts";
+import { fill, type Labels } from "./locales.ts";
 import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
-import { MAX_PAGES, PageLimitError } from "./page_budget.ts";
 import {
   fits_on_page as fits_in_layout,
   is_credit_note,
@@ -70,6 +52,7 @@ import { draw_key_values, label_column_width } from "./key_values.ts";
 import { draw_header } from "./sections/header.ts";
 import { draw_details } from "./sections/details.ts";
 import { draw_parties } from "./sections/parties.ts";
+import { draw_items } from "./sections/items.ts";
 import {
   document_id,
   marked_id,
@@ -99,7 +82,6 @@ type Rgb = [number, number, number];
 /** Restrained palette: near-black ink, one grey for labels, hairlines. */
 const INK: Rgb = [26, 31, 54];
 const MUTED: Rgb = [105, 115, 134];
-const RULE: Rgb = [225, 229, 235];
 const RULE_STRONG: Rgb = [160, 168, 180];
 
 // Layout in PDF points (1/72 in). A4 is 595.28 × 841.89 pt.
@@ -111,12 +93,10 @@ const FOOTER_BASELINE_FROM_BOTTOM = 36;
 
 const SIZE_BODY = 9.5;
 const SIZE_LABEL = 8.5;
-const SIZE_TOTAL = 11;
 const SIZE_FOOTER = 8;
 const LINE_HEIGHT_FACTOR = 1.3;
 
 /** Cell padding of the items table (pt). */
-const CELL_PAD_Y = 6;
 const CELL_PAD_X = 10;
 
 /** Side of the EPC QR code, quiet zone excluded (pt): about 3 cm. */
@@ -283,10 +263,6 @@ function content_width(doc: jsPDF): number {
   return page_size(doc).width - 2 * MARGIN_X;
 }
 
-function last_table_end(doc: jsPDF): number {
-  return last_autotable_end(doc);
-}
-
 function set_text_style(
   doc: jsPDF,
   { style, size, color }: {
@@ -301,6 +277,7 @@ function set_text_style(
 }
 
 /** Width a single line needs in the given style. */
+/** Width a single line needs in the given style. */
 function text_width(
   doc: jsPDF,
   value: string,
@@ -309,511 +286,6 @@ function text_width(
   doc.setFont(INVOICE_FONT_FAMILY, style);
   doc.setFontSize(size);
   return doc.getTextWidth(value);
-}
-
-/** The amount with its sign flipped ("20.00" → "-20.00"), as text. */
-function negated(value: string): string {
-  if (value.startsWith("-")) return value.slice(1);
-  return /^0(\.0+)?$/.test(value) ? value : `-${value}`;
-}
-
-/** One row of the totals under the items table. */
-interface TotalRow {
-  label: string;
-  value: string;
-  /** "strong": bold, larger, strong rule above (the total, the amount due). */
-  kind: "first" | "plain" | "strong";
-}
-
-/**
- * The rows under the items: subtotal; discounts and charges; total without
- * tax and total tax when the invoice has tax; total; amount paid and amount
- * due when something was paid. An invoice without tax, discounts, charges
- * or payments gets subtotal and total only.
- */
-function total_rows(layout: Layout): TotalRow[] {
-  const { invoice, formats } = layout;
-  const rows: TotalRow[] = [{
-    label: layout.labels.subtotal,
-    value: formats.money(invoice.subtotal),
-    kind: "first",
-  }];
-  const adjustment = (entry: AllowanceCharge, sign: 1 | -1): TotalRow => ({
-    label: sanitize_text(entry.description).trim() +
-      (entry.percent !== undefined
-        ? ` (${formats.percent(entry.percent)})`
-        : ""),
-    value: formats.money(sign < 0 ? negated(entry.amount) : entry.amount),
-    kind: "plain",
-  });
-  for (const entry of invoice.discounts ?? []) {
-    rows.push(adjustment(entry, -1));
-  }
-  for (const entry of invoice.charges ?? []) rows.push(adjustment(entry, 1));
-  const has_tax = invoice.has_tax === true;
-  if (has_tax && invoice.total_without_tax !== undefined) {
-    rows.push({
-      label: label(layout, "total_without_tax"),
-      value: formats.money(invoice.total_without_tax),
-      kind: "plain",
-    });
-  }
-  if (has_tax && invoice.tax_total !== undefined) {
-    rows.push({
-      label: label(layout, "tax_total"),
-      value: formats.money(invoice.tax_total),
-      kind: "plain",
-    });
-  }
-  rows.push({
-    label: label(layout, has_tax ? "total_with_tax" : "total"),
-    value: formats.money(invoice.total),
-    kind: "strong",
-  });
-  if (invoice.amount_paid !== undefined && invoice.amount_due !== undefined) {
-    rows.push({
-      label: layout.labels.amount_paid,
-      value: formats.money(negated(invoice.amount_paid)),
-      kind: "plain",
-    }, {
-      label: is_credit_note(invoice)
-        ? layout.labels.amount_credited
-        : layout.labels.amount_due,
-      value: formats.money(invoice.amount_due),
-      kind: "strong",
-    });
-  }
-  return rows;
-}
-
-/** A column of the items table. */
-interface ItemColumn {
-  header: string;
-  /** Minimum width (pt); numeric columns grow to their widest entry. */
-  minimum: number;
-  /** Description is left-aligned and takes the remaining width. */
-  numeric: boolean;
-  cell(item: InvoiceLineItem): string;
-}
-
-function item_columns(layout: Layout): ItemColumn[] {
-  const { labels, formats, invoice, texts } = layout;
-  const columns: ItemColumn[] = [
-    {
-      header: labels.description,
-      minimum: 0,
-      numeric: false,
-      cell: (item) => sanitize_text(item.description),
-    },
-    {
-      header: labels.quantity,
-      minimum: 44,
-      numeric: true,
-      cell: (item) => formats.quantity(item.quantity),
-    },
-  ];
-  if (invoice.items.some((item) => present(item.unit))) {
-    columns.push({
-      header: labels.unit,
-      minimum: 40,
-      numeric: true,
-      cell: (item) =>
-        present(item.unit) ? unit_name(texts, single_line(item.unit)) : "",
-    });
-  }
-  columns.push({
-    header: labels.unit_price,
-    minimum: 70,
-    numeric: true,
-    cell: (item) => formats.price(item.rate),
-  });
-  if (invoice.has_tax === true) {
-    columns.push({
-      header: label(layout, "line_tax"),
-      minimum: 40,
-      numeric: true,
-      cell: (item) =>
-        item.tax_rate !== undefined ? formats.percent(item.tax_rate) : "",
-    });
-  }
-  columns.push({
-    header: labels.amount,
-    minimum: 84,
-    numeric: true,
-    cell: (item) => formats.amount(item.amount),
-  });
-  return columns;
-}
-
-/**
- * The items table with the totals as its footer. autotable draws a
- * `lastPage` footer right after the last row and, when they do not fit
- * together, moves the last row to the next page with it, so totals never
- * stand alone at the top of a page.
- */
-function draw_items(layout: Layout, start_y: number): number {
-  const { doc, invoice } = layout;
-  const width = layout.width;
-  const body_font = font_handle(doc, "normal");
-  const columns = item_columns(layout);
-  const count = columns.length;
-  const rows = invoice.items.map((item) => columns.map((c) => c.cell(item)));
-  const totals = total_rows(layout);
-
-  // Numeric columns are as wide as their widest entry, so numbers do not
-  // wrap; the description takes the rest. Only absurdly long numbers, which
-  // would leave the description less than ~38% of the width, make the
-  // numeric columns share that budget and wrap.
-  const measure = (index: number): number => {
-    const column = columns[index];
-    let max = text_width(doc, column.header, {
-      style: "normal",
-      size: SIZE_LABEL,
-    });
-    doc.setFont(INVOICE_FONT_FAMILY, "normal");
-    doc.setFontSize(SIZE_BODY);
-    for (const row of rows) max = Math.max(max, doc.getTextWidth(row[index]));
-    return Math.max(column.minimum, max + 2 * CELL_PAD_X);
-  };
-  let totals_width = 0;
-  for (const row of totals) {
-    totals_width = Math.max(
-      totals_width,
-      row.kind === "strong"
-        ? text_width(doc, row.value, { style: "bold", size: SIZE_TOTAL })
-        : text_width(doc, row.value, { style: "normal", size: SIZE_BODY }),
-    );
-  }
-  totals_width += 2 * CELL_PAD_X;
-  const natural: number[] = [];
-  for (let i = 1; i < count; i++) {
-    natural.push(
-      i === count - 1 ? Math.max(measure(i), totals_width) : measure(i),
-    );
-  }
-  // Unit and tax columns take their room from the description.
-  const budget = width * (0.62 + 0.08 * (count - 4));
-  const sum = natural.reduce((a, b) => a + b, 0);
-  const widths = sum <= budget
-    ? natural
-    : natural.map((w) => (w * budget) / sum);
-
-  const pad = {
-    top: CELL_PAD_Y,
-    bottom: CELL_PAD_Y,
-    left: CELL_PAD_X,
-    right: CELL_PAD_X,
-  };
-  const first = { ...pad, left: 0 };
-  const last = { ...pad, right: 0 };
-  const foot_cell = (
-    content: string,
-    style: Partial<Styles>,
-    col_span = 1,
-  ): CellInput => ({
-    content,
-    colSpan: col_span,
-    styles: { halign: "right", ...style },
-  });
-  const subtotal_rule: Partial<Styles> = {
-    lineWidth: { top: 0.5 },
-    lineColor: RULE,
-  };
-  const total_rule: Partial<Styles> = {
-    lineWidth: { top: 0.75 },
-    lineColor: RULE_STRONG,
-  };
-  const foot: RowInput[] = totals.map((row) => {
-    if (row.kind === "strong") {
-      const strong: Partial<Styles> = {
-        ...total_rule,
-        fontStyle: "bold",
-        fontSize: SIZE_TOTAL,
-      };
-      return [
-        "",
-        foot_cell(row.label, strong, count - 2),
-        foot_cell(row.value, { ...strong, cellPadding: last }),
-      ];
-    }
-    if (row.kind === "first") {
-      return [
-        "",
-        foot_cell(row.label, { ...subtotal_rule, textColor: MUTED }, count - 2),
-        foot_cell(row.value, { ...subtotal_rule, cellPadding: last }),
-      ];
-    }
-    // Discounts, charges and tax lines sit closer together.
-    const tight = { ...pad, top: 2, bottom: 2 };
-    return [
-      { content: "", styles: { cellPadding: tight } },
-      foot_cell(row.label, { textColor: MUTED, cellPadding: tight }, count - 2),
-      foot_cell(row.value, { cellPadding: { ...tight, right: 0 } }),
-    ];
-  });
-
-  const column_styles: Record<number, Partial<Styles>> = {
-    0: { cellWidth: "auto", cellPadding: first },
-  };
-  widths.forEach((cell_width, i) => {
-    column_styles[i + 1] = i + 1 === count - 1
-      ? { cellWidth: cell_width, halign: "right", cellPadding: last }
-      : { cellWidth: cell_width, halign: "right" };
-  });
-  const head: CellInput[] = columns.map((column, i) => {
-    if (i === 0) {
-      return {
-        content: column.header,
-        styles: { cellPadding: { ...first, top: 0, bottom: 6 } },
-      };
-    }
-    if (i === count - 1) {
-      return {
-        content: column.header,
-        styles: {
-          halign: "right",
-          cellPadding: { ...last, top: 0, bottom: 6 },
-        },
-      };
-    }
-    return { content: column.header, styles: { halign: "right" } };
-  });
-
-  const direct = draw_items_directly(layout, {
-    start_y,
-    columns,
-    rows,
-    totals,
-    widths,
-  });
-  if (direct !== undefined) return direct;
-
-  autoTable(doc, {
-    theme: "plain",
-    startY: start_y,
-    margin: layout.legacy ? PAGE_MARGIN : table_margin(layout, 0, width),
-    tableWidth: width,
-    showHead: "everyPage",
-    showFoot: "lastPage",
-    // A row that fits on a page moves to the next one whole; only a row
-    // taller than a page is split (autotable does that even with "avoid").
-    rowPageBreak: "avoid",
-    styles: base_styles({ cellPadding: pad }),
-    headStyles: {
-      fontStyle: "normal",
-      fontSize: SIZE_LABEL,
-      textColor: MUTED,
-      cellPadding: { ...pad, top: 0, bottom: 6 },
-      lineWidth: { bottom: 0.75 },
-      lineColor: RULE_STRONG,
-    },
-    didDrawPage: () => {
-      // Backstop of the estimate checked before rendering.
-      const pages = doc.getNumberOfPages();
-      if (pages > MAX_PAGES) throw new PageLimitError(pages);
-    },
-    willDrawCell: (data) => {
-      if (data.section !== "body") return true;
-      // autotable did the layout (widths, wrapping, row heights, page
-      // breaks); the body cells, hundreds per document, are written here
-      // with a few operators each instead of jsPDF's general text path.
-      draw_body_cell(doc, { data, handle: body_font });
-      return false;
-    },
-    footStyles: { fontStyle: "normal", cellPadding: pad },
-    columnStyles: column_styles,
-    head: [head],
-    body: rows,
-    foot,
-  });
-  return last_table_end(doc);
-}
-
-const ITEM_PAD = padding({
-  top: CELL_PAD_Y,
-  bottom: CELL_PAD_Y,
-  left: CELL_PAD_X,
-  right: CELL_PAD_X,
-});
-const ITEM_HEAD = cell_style({
-  size: SIZE_LABEL,
-  color: MUTED,
-  padding: { ...ITEM_PAD, top: 0, bottom: 6 },
-  rule_bottom: [0.75, RULE_STRONG],
-});
-const ITEM_BODY = cell_style({ padding: ITEM_PAD });
-const TIGHT_PAD = { ...ITEM_PAD, top: 2, bottom: 2 };
-const SUBTOTAL_RULE = [0.5, RULE] as const;
-const TOTAL_RULE = [0.75, RULE_STRONG] as const;
-/** Footer cells by row kind: [empty first cell, label, value]. */
-const TOTAL_STYLES: Record<
-  TotalRow["kind"],
-  [CellStyle, CellStyle, CellStyle]
-> = {
-  first: [
-    ITEM_BODY,
-    cell_style({
-      right: true,
-      color: MUTED,
-      padding: ITEM_PAD,
-      rule_top: SUBTOTAL_RULE,
-    }),
-    cell_style({
-      right: true,
-      padding: { ...ITEM_PAD, right: 0 },
-      rule_top: SUBTOTAL_RULE,
-    }),
-  ],
-  strong: [
-    ITEM_BODY,
-    cell_style({
-      right: true,
-      bold: true,
-      size: SIZE_TOTAL,
-      padding: ITEM_PAD,
-      rule_top: TOTAL_RULE,
-    }),
-    cell_style({
-      right: true,
-      bold: true,
-      size: SIZE_TOTAL,
-      padding: { ...ITEM_PAD, right: 0 },
-      rule_top: TOTAL_RULE,
-    }),
-  ],
-  plain: [
-    cell_style({ padding: TIGHT_PAD }),
-    cell_style({ right: true, color: MUTED, padding: TIGHT_PAD }),
-    cell_style({ right: true, padding: { ...TIGHT_PAD, right: 0 } }),
-  ],
-};
-
-/**
- * The items table drawn directly (see `direct_table.ts`), laid out as the
- * autotable call of {@link draw_items} lays it out: the header on every
- * page, a row that does not fit moved whole to the next page, the last row
- * moved together with the totals. Returns `undefined` when a row is taller
- * than a page (autotable splits it; the caller falls back to it).
- */
-function draw_items_directly(
-  layout: Layout,
-  { start_y, columns, rows, totals, widths }: {
-    start_y: number;
-    columns: ItemColumn[];
-    rows: string[][];
-    totals: TotalRow[];
-    widths: number[];
-  },
-): number | undefined {
-  const { doc } = layout;
-  const context = table_context(doc);
-  const count = columns.length;
-  const width = layout.width;
-  let fixed = 0;
-  for (const w of widths) fixed += w;
-  const all_widths = [width - fixed, ...widths];
-  const last = count - 1;
-  const head = table_row(
-    columns.map((column, i) =>
-      table_cell(context, column.header, {
-        width: all_widths[i],
-        style: i === 0
-          ? ITEM_HEAD_FIRST
-          : i === last
-          ? ITEM_HEAD_LAST
-          : ITEM_HEAD_RIGHT,
-      })
-    ),
-  );
-  const body_styles = all_widths.map((_, i) =>
-    i === 0 ? ITEM_BODY_FIRST : i === last ? ITEM_BODY_LAST : ITEM_BODY_RIGHT
-  );
-  const body = rows.map((row) =>
-    table_row(
-      row.map((text, i) =>
-        table_cell(context, text, {
-          width: all_widths[i],
-          style: body_styles[i],
-        })
-      ),
-    )
-  );
-  let label_width = 0;
-  for (let i = 1; i < last; i++) label_width += all_widths[i];
-  const foot = totals.map((total) => {
-    const [empty, label_style, value_style] = TOTAL_STYLES[total.kind];
-    return table_row([
-      table_cell(context, "", { width: all_widths[0], style: empty }),
-      table_cell(context, total.label, {
-        width: label_width,
-        style: label_style,
-      }),
-      table_cell(context, total.value, {
-        width: all_widths[last],
-        style: value_style,
-      }),
-    ]);
-  });
-  const page_height = context.page_height;
-  const foot_height = rows_height(foot);
-  const tallest = page_height - MARGIN_TOP - MARGIN_BOTTOM - head.height -
-    foot_height;
-  if (body.some((row) => row.height > tallest)) return undefined;
-
-  const left = layout.x(0, width);
-  const check_pages = (): void => {
-    // Backstop of the estimate checked before rendering.
-    const pages = doc.getNumberOfPages();
-    if (pages > MAX_PAGES) throw new PageLimitError(pages);
-  };
-  const new_page = (): number => {
-    check_pages();
-    doc.addPage();
-    return draw_table_row(context, head, { left, top: MARGIN_TOP });
-  };
-  let y = start_y;
-  y = y + MARGIN_BOTTOM + head.height + foot_height > page_height
-    ? new_page()
-    : draw_table_row(context, head, { left, top: y });
-  const rule = `q ${RULE_STROKE} 0.5 w ${num(left)} `;
-  const rule_end = ` m ${num(left + width)} `;
-  body.forEach((row, index) => {
-    const reserved = index === body.length - 1 ? foot_height : 0;
-    if (row.height > page_height - y - MARGIN_BOTTOM - reserved) {
-      y = new_page();
-    }
-    const rule_y = num(page_height - (y + row.height));
-    write_ops(doc, `${rule}${rule_y}${rule_end}${rule_y} l S Q`);
-    y = draw_table_row(context, row, { left, top: y, decimals: 2 });
-  });
-  y = draw_table_rows(context, foot, { left, top: y });
-  check_pages();
-  return y;
-}
-
-const ITEM_HEAD_FIRST: CellStyle = {
-  ...ITEM_HEAD,
-  padding: { ...ITEM_HEAD.padding, left: 0 },
-};
-const ITEM_HEAD_LAST: CellStyle = {
-  ...ITEM_HEAD,
-  right: true,
-  padding: { ...ITEM_HEAD.padding, right: 0 },
-};
-const ITEM_HEAD_RIGHT: CellStyle = { ...ITEM_HEAD, right: true };
-const ITEM_BODY_FIRST: CellStyle = {
-  ...ITEM_BODY,
-  padding: { ...ITEM_PAD, left: 0 },
-};
-const ITEM_BODY_RIGHT: CellStyle = { ...ITEM_BODY, right: true };
-const ITEM_BODY_LAST: CellStyle = {
-  ...ITEM_BODY,
-  right: true,
-  padding: { ...ITEM_PAD, right: 0 },
-};
-
-function write_ops(doc: jsPDF, ops: string): void {
-  write_content(doc, ops);
 }
 
 /** A tax category other than S as words, or "" for S. */
@@ -1052,69 +524,6 @@ function is_rtl_locale(locale: string | undefined): boolean {
 function num(value: number): string {
   const rounded = Math.round(value * 100) / 100;
   return rounded === 0 ? "0" : String(rounded);
-}
-
-function rgb_fill(color: Rgb): string {
-  return color.map((c) => num(c / 255)).join(" ") + " rg";
-}
-
-const INK_FILL = rgb_fill(INK);
-const RULE_STROKE = RULE.map((c) => num(c / 255)).join(" ") + " RG";
-
-/**
- * Draws one items-table body cell: its text lines (placed exactly as
- * autotable's own text routine would) and, once per row, the hairline
- * under the row across the whole table.
- */
-function draw_body_cell(
-  doc: jsPDF,
-  { data, handle }: { data: CellHookData; handle: FontHandle },
-): void {
-  const cell = data.cell;
-  const page_height = page_size(doc).height;
-  const size = cell.styles.fontSize;
-  const line_height = size * LINE_HEIGHT_FACTOR;
-  // autotable: first baseline = top padding + fontSize × (2 − 1.15).
-  let y = cell.y + cell.padding("top") + size * 0.85;
-  const right = cell.styles.halign === "right";
-  const x_left = cell.x + cell.padding("left");
-  const x_right = cell.x + cell.width - cell.padding("right");
-  let ops = "";
-  if (data.column.index === 0) {
-    const rule_y = num(page_height - (cell.y + data.row.height));
-    const table = data.table.settings.margin.left;
-    ops += `q ${RULE_STROKE} 0.5 w ${num(table)} ${rule_y} m ` +
-      `${num(table + content_width(doc))} ${rule_y} l S Q\n`;
-  }
-  ops += `BT /${handle.resource} ${num(size)} Tf ${INK_FILL}\n`;
-  // Lines in other scripts (and every line of a mirrored, right-to-left
-  // page): shaped and drawn by the text layout afterwards.
-  const mirrored = is_mirrored(doc);
-  const laid_out: { line: string; x: number; y: number }[] = [];
-  for (const line of cell.text) {
-    if (line !== "") {
-      const x = right
-        ? x_right - handle.font.widthOfString(line, size)
-        : x_left;
-      if (mirrored || needs_text_layout(line, handle.font.prepared)) {
-        laid_out.push({ line, x, y });
-      } else {
-        ops += `1 0 0 1 ${num(x)} ${num(page_height - y)} Tm <` +
-          `${handle.font.encode_hex(line)}> Tj\n`;
-      }
-    }
-    y += line_height;
-  }
-  write_content(doc, ops + "ET");
-  for (const { line, x, y } of laid_out) {
-    draw_text_line(doc, line, {
-      x,
-      y,
-      fill: INK_FILL,
-      font: handle.font,
-      size,
-    });
-  }
 }
 
 /** Notes under the table; long notes continue on further pages. */

@@ -15,7 +15,7 @@
 
 import { jsPDF } from "jspdf";
 import { autoTable, type Styles } from "jspdf-autotable";
-import type { Invoice, TaxCategory } from "../../contract/invoice_types.ts";
+import type { Invoice } from "../../contract/invoice_types.ts";
 import {
   create_document_with_fonts,
   INVOICE_FONT_FAMILY,
@@ -42,7 +42,6 @@ import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
 import {
   fits_on_page as fits_in_layout,
   is_credit_note,
-  label,
   type Layout,
   layout_state,
   present,
@@ -53,6 +52,7 @@ import { draw_header } from "./sections/header.ts";
 import { draw_details } from "./sections/details.ts";
 import { draw_parties } from "./sections/parties.ts";
 import { draw_items } from "./sections/items.ts";
+import { draw_tax_breakdown } from "./sections/tax_breakdown.ts";
 import {
   document_id,
   marked_id,
@@ -82,7 +82,6 @@ type Rgb = [number, number, number];
 /** Restrained palette: near-black ink, one grey for labels, hairlines. */
 const INK: Rgb = [26, 31, 54];
 const MUTED: Rgb = [105, 115, 134];
-const RULE_STRONG: Rgb = [160, 168, 180];
 
 // Layout in PDF points (1/72 in). A4 is 595.28 × 841.89 pt.
 const MARGIN_X = 56;
@@ -97,7 +96,6 @@ const SIZE_FOOTER = 8;
 const LINE_HEIGHT_FACTOR = 1.3;
 
 /** Cell padding of the items table (pt). */
-const CELL_PAD_X = 10;
 
 /** Side of the EPC QR code, quiet zone excluded (pt): about 3 cm. */
 const QR_SIZE = 86;
@@ -274,134 +272,6 @@ function set_text_style(
   doc.setFont(INVOICE_FONT_FAMILY, style);
   doc.setFontSize(size);
   doc.setTextColor(...color);
-}
-
-/** Width a single line needs in the given style. */
-/** Width a single line needs in the given style. */
-function text_width(
-  doc: jsPDF,
-  value: string,
-  { style, size }: { style: "normal" | "bold"; size: number },
-): number {
-  doc.setFont(INVOICE_FONT_FAMILY, style);
-  doc.setFontSize(size);
-  return doc.getTextWidth(value);
-}
-
-/** A tax category other than S as words, or "" for S. */
-function category_name(layout: Layout, category: TaxCategory): string {
-  return category === "S"
-    ? ""
-    : label(layout, `category_${category}` as keyof Labels);
-}
-
-/**
- * The tax breakdown (EN 16931 BG-23): per (category, rate) group the rate,
- * the taxable amount and the tax; non-standard groups name their category
- * and exempt ones print the exemption reason.
- */
-function draw_tax_breakdown(layout: Layout, start_y: number): number {
-  const { doc, invoice, formats } = layout;
-  const width = layout.width;
-  const x = layout.x(0, width);
-  const page_height = page_size(doc).height;
-  const limit = page_height - MARGIN_BOTTOM;
-  const line_height = SIZE_BODY * LINE_HEIGHT_FACTOR;
-  const label_line = SIZE_LABEL * LINE_HEIGHT_FACTOR;
-  const headers = [
-    label(layout, "tax_rate"),
-    label(layout, "taxable_amount"),
-    label(layout, "tax_amount"),
-  ];
-  const rows = (invoice.tax_breakdown ?? []).map((row) => {
-    const name = category_name(layout, row.category);
-    const reason = row.exemption_reason ??
-      (row.category !== "S" && row.category !== "Z"
-        ? invoice.tax_exemption_reason
-        : undefined);
-    return {
-      first: [formats.percent(row.rate), name].filter((v) => v !== "")
-        .join(" \u00B7 "),
-      taxable: formats.money(row.taxable_amount),
-      tax: formats.money(row.tax_amount),
-      reason: present(reason) ? sanitize_text(reason).trim() : undefined,
-    };
-  });
-  // Money columns as wide as their widest entry or header.
-  let money_width = 96;
-  for (const row of rows) {
-    for (const value of [row.taxable, row.tax]) {
-      money_width = Math.max(
-        money_width,
-        text_width(doc, value, { style: "normal", size: SIZE_BODY }) +
-          2 * CELL_PAD_X,
-      );
-    }
-  }
-  for (const header of headers.slice(1)) {
-    money_width = Math.max(
-      money_width,
-      text_width(doc, header, { style: "normal", size: SIZE_LABEL }) +
-        2 * CELL_PAD_X,
-    );
-  }
-  const first_width = width - 2 * money_width - CELL_PAD_X;
-  const taxable_right = x + width - money_width - CELL_PAD_X;
-  const tax_right = x + width;
-
-  const draw_head = (top: number): number => {
-    set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
-    const baseline = top + SIZE_LABEL * 0.85;
-    doc.text(headers[0], x, baseline);
-    doc.text(headers[1], taxable_right, baseline, { align: "right" });
-    doc.text(headers[2], tax_right, baseline, { align: "right" });
-    const rule = top + label_line + 3;
-    doc.setDrawColor(...RULE_STRONG);
-    doc.setLineWidth(0.5);
-    doc.line(x, rule, x + width, rule);
-    return rule;
-  };
-  // Measure first: a short table moves to the next page whole.
-  const measured = rows.map((row) => {
-    set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
-    const first = doc.splitTextToSize(row.first, first_width) as string[];
-    set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
-    const reason = row.reason === undefined
-      ? []
-      : doc.splitTextToSize(row.reason, width) as string[];
-    const height = 6 + first.length * line_height +
-      (reason.length > 0 ? reason.length * label_line + 2 : 0);
-    return { row, first, reason, height };
-  });
-  const head_height = label_line + 3;
-  const total = head_height + measured.reduce((sum, m) => sum + m.height, 0);
-  let y = start_y;
-  if (y + total > limit && total <= limit - MARGIN_TOP) {
-    doc.addPage();
-    y = MARGIN_TOP;
-  }
-  y = draw_head(y);
-  for (const m of measured) {
-    if (y + m.height > limit) {
-      doc.addPage();
-      y = draw_head(MARGIN_TOP);
-    }
-    const baseline = y + 3 + SIZE_BODY * 0.85;
-    set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
-    doc.text(m.first, x, baseline);
-    doc.text(m.row.taxable, taxable_right, baseline, { align: "right" });
-    doc.text(m.row.tax, tax_right, baseline, { align: "right" });
-    if (m.reason.length > 0) {
-      set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
-      doc.text(
-        m.reason,
-        x,
-        y + 3 + m.first.length * line_height + SIZE_LABEL * 0.85,
-      );
-    }
-    y += m.height;
-  }
-  return y;
 }
 
 function has_payment_block(invoice: Invoice): boolean {

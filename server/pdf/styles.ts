@@ -100,6 +100,21 @@ export const KEY_VALUES = {
   row_gap: 3,
 } as const;
 
+/** The tax breakdown's columns and rows. */
+export const TAX_BREAKDOWN = {
+  /** Money columns are at least this wide. */
+  money_min: 96,
+  /** Space above a row's text; a row has `row_padding` in all. */
+  row_top: 3,
+  row_padding: 6,
+  /** From the header's last line to its rule. */
+  head_gap: 3,
+  /** Space under an exemption reason. */
+  reason_gap: 2,
+  /** The rule under the header: [line width, colour]. */
+  head_rule: [0.5, COLORS.rule_strong],
+} as const;
+
 /** Items table cell padding. */
 export const CELL_PADDING = { x: 10, y: 6 } as const;
 

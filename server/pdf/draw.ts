@@ -10,7 +10,7 @@
 import { draw_text_lines, type TextAlign } from "./fonts.ts";
 import { wrap_text } from "./document_font.ts";
 import { write_content } from "./jspdf_fence.ts";
-import { text_fill_operator } from "./pdf_syntax.ts";
+import { pdf_number, text_fill_operator } from "./pdf_syntax.ts";
 import type { Layout } from "./layout.ts";
 import { LINE_HEIGHT_FACTOR, type Rgb, type TextStyle } from "./styles.ts";
 
@@ -130,6 +130,22 @@ export function draw_rule(
   doc.setDrawColor(...color);
   doc.setLineWidth(width);
   doc.line(x1, y, x2, y);
+}
+
+/**
+ * Writes operators that keep their orientation on a mirrored page (the QR
+ * code stays scannable): flipped back within the box from `x`, `width`
+ * wide.
+ */
+export function write_unmirrored(
+  layout: Layout,
+  { x, width }: { x: number; width: number },
+  ops: string,
+): void {
+  const flip = layout.mirrored
+    ? `-1 0 0 1 ${pdf_number(2 * x + width, 2)} 0 cm `
+    : "";
+  write_content(layout.doc, `q ${flip}${ops} Q`);
 }
 
 /** Writes content-stream operators at the end of the current page. */

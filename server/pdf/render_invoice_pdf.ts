@@ -22,12 +22,7 @@ import {
   is_mirrored,
 } from "./fonts.ts";
 import { sanitize_text } from "./sanitize.ts";
-import {
-  mirror_pages,
-  output_document,
-  page_size,
-  write_content,
-} from "./jspdf_fence.ts";
+import { mirror_pages, output_document, page_size } from "./jspdf_fence.ts";
 import {
   type CellStyle,
   draw_table_rows,
@@ -37,22 +32,20 @@ import {
   table_context,
   table_row,
 } from "./direct_table.ts";
-import { fill, type Labels } from "./locales.ts";
-import { epc_payload, qr_matrix, qr_rectangles } from "./epc_qr.ts";
+import { fill } from "./locales.ts";
 import {
   fits_on_page as fits_in_layout,
   is_credit_note,
   type Layout,
   layout_state,
-  present,
   single_line,
 } from "./layout.ts";
-import { draw_key_values, label_column_width } from "./key_values.ts";
 import { draw_header } from "./sections/header.ts";
 import { draw_details } from "./sections/details.ts";
 import { draw_parties } from "./sections/parties.ts";
 import { draw_items } from "./sections/items.ts";
 import { draw_tax_breakdown } from "./sections/tax_breakdown.ts";
+import { draw_payment, has_payment_block } from "./sections/payment.ts";
 import {
   document_id,
   marked_id,
@@ -96,9 +89,6 @@ const SIZE_FOOTER = 8;
 const LINE_HEIGHT_FACTOR = 1.3;
 
 /** Cell padding of the items table (pt). */
-
-/** Side of the EPC QR code, quiet zone excluded (pt): about 3 cm. */
-const QR_SIZE = 86;
 
 /**
  * Renders `invoice` as an A4 PDF.
@@ -274,126 +264,9 @@ function set_text_style(
   doc.setTextColor(...color);
 }
 
-function has_payment_block(invoice: Invoice): boolean {
-  const payment = invoice.payment;
-  return payment !== undefined &&
-    Object.values(payment).some((v) => typeof v === "string" && v !== "");
-}
-
-/** "DE89370400440532013000" → "DE89 3704 0044 0532 0130 00". */
-function group_iban(iban: string): string {
-  return iban.replace(/\s+/g, "").replace(/(.{4})(?=.)/g, "$1 ");
-}
-
-/** The EPC QR payload of the invoice, when it gets one. */
-function invoice_epc_payload(invoice: Invoice): string | undefined {
-  const payment = invoice.payment;
-  if (
-    payment?.iban === undefined || invoice.currency !== "EUR" ||
-    is_credit_note(invoice)
-  ) {
-    return undefined;
-  }
-  return epc_payload({
-    name: payment.account_name ?? invoice.sender.name,
-    iban: payment.iban,
-    bic: payment.bic,
-    amount: invoice.amount_due ?? invoice.total,
-    reference: payment.reference ?? invoice.invoice_number,
-  });
-}
-
-/**
- * Payment details (account name, IBAN in groups of four, BIC, bank,
- * reference, a clickable payment link) and, for EUR invoices with an IBAN,
- * the EPC QR code on the right. Kept together on one page.
- */
-function draw_payment(layout: Layout, start_y: number): number {
-  const { doc, invoice, labels } = layout;
-  const payment = invoice.payment ?? {};
-  const width = layout.width;
-  const payload = invoice_epc_payload(invoice);
-  const qr_column = payload !== undefined ? QR_SIZE + 24 : 0;
-  const rows: [string, string][] = [];
-  const add = (key: keyof Labels, value: string | undefined): void => {
-    if (present(value)) rows.push([labels[key], single_line(value)]);
-  };
-  add("account_name", payment.account_name);
-  if (present(payment.iban)) rows.push([labels.iban, group_iban(payment.iban)]);
-  add("bic", payment.bic);
-  add("bank_name", payment.bank_name);
-  add("payment_reference", payment.reference);
-  add("pay_online", payment.link);
-
-  // Kept on one page: moved whole to the next page when it does not fit.
-  const page_height = page_size(doc).height;
-  const table_width = width - qr_column;
-  const label_width = label_column_width(layout, rows);
-  set_text_style(doc, { style: "normal", size: SIZE_BODY, color: INK });
-  let rows_height = 0;
-  for (const [, value] of rows) {
-    rows_height += (doc.splitTextToSize(value, table_width - label_width)
-          .length) * SIZE_BODY * LINE_HEIGHT_FACTOR + 3;
-  }
-  const heading_height = SIZE_LABEL * LINE_HEIGHT_FACTOR + 5;
-  const needed = Math.max(
-    heading_height + rows_height,
-    payload !== undefined ? QR_SIZE + 24 : 0,
-  );
-  let y = start_y;
-  if (y + needed > page_height - MARGIN_BOTTOM) {
-    doc.addPage();
-    y = MARGIN_TOP;
-  }
-  set_text_style(doc, { style: "normal", size: SIZE_LABEL, color: MUTED });
-  doc.text(labels.payment_details, layout.x(0, table_width), y + SIZE_LABEL);
-  let end = draw_key_values(layout, rows, {
-    top: y + heading_height,
-    offset: 0,
-    width: table_width,
-    label_width,
-    link: present(payment.link)
-      ? { row: rows.length - 1, url: payment.link }
-      : undefined,
-  });
-  if (payload !== undefined) {
-    end = Math.max(end, draw_qr(layout, payload, y));
-  }
-  return end;
-}
-
-/** The EPC QR code at the right edge from `top`, with its caption. */
-function draw_qr(layout: Layout, payload: string, top: number): number {
-  const { doc } = layout;
-  const page_height = page_size(doc).height;
-  const x = layout.x(layout.width - QR_SIZE, QR_SIZE);
-  const matrix = qr_matrix(payload);
-  const rects = qr_rectangles(matrix, {
-    x,
-    top: page_height - top,
-    size: QR_SIZE,
-  });
-  // On a mirrored page the code is flipped back within its own box, so it
-  // stays scannable.
-  const flip = is_mirrored(doc) ? `-1 0 0 1 ${num(2 * x + QR_SIZE)} 0 cm ` : "";
-  write_content(doc, `q ${flip}0 0 0 rg\n${rects}\nf Q`);
-  set_text_style(doc, { style: "normal", size: 7, color: MUTED });
-  const caption = doc.splitTextToSize(layout.labels.scan_to_pay, QR_SIZE + 8);
-  doc.text(caption, x + QR_SIZE / 2, top + QR_SIZE + 10, {
-    align: "center",
-  });
-  return top + QR_SIZE + 10 + caption.length * 7 * LINE_HEIGHT_FACTOR;
-}
-
 /** Right-to-left locales (Arabic, Hebrew, Persian, Urdu): mirrored layout. */
 function is_rtl_locale(locale: string | undefined): boolean {
   return locale !== undefined && /^(ar|he|fa|ur)(-|$)/i.test(locale);
-}
-
-/** PDF number: at most two decimals, no exponent, no "-0". */
-function num(value: number): string {
-  const rounded = Math.round(value * 100) / 100;
-  return rounded === 0 ? "0" : String(rounded);
 }
 
 /** Notes under the table; long notes continue on further pages. */

@@ -118,8 +118,19 @@ export const TAX_BREAKDOWN = {
 /** Items table cell padding. */
 export const CELL_PADDING = { x: 10, y: 6 } as const;
 
-/** Side of the EPC QR code, quiet zone excluded: about 3 cm. */
-export const QR_SIZE = 86;
+/** The payment block: details on the left, the EPC QR code on the right. */
+export const PAYMENT = {
+  /** Side of the EPC QR code, quiet zone excluded: about 3 cm. */
+  qr_size: 86,
+  /** Room between the details and the QR code (and under the code). */
+  qr_gap: 24,
+  /** From the heading's line to the first row. */
+  heading_gap: 5,
+  /** The caption under the code may be this much wider than the code. */
+  caption_overhang: 8,
+  /** From the code's bottom to the caption's first baseline. */
+  caption_gap: 10,
+} as const;
 
 /** Cell padding in points. */
 export interface Padding {

@@ -23,6 +23,8 @@ import type { jsPDF } from "jspdf";
 import { load_invoice_fonts } from "./fonts.ts";
 import { word_outline, type WordOutline } from "./glyph_outlines.ts";
 import { on_page_added, page_size, write_content } from "./jspdf_fence.ts";
+import { pdf_number, rgb_operands } from "./pdf_syntax.ts";
+import { MARKS } from "./styles.ts";
 
 /** A mark on every page saying the document is not a real invoice. */
 export interface PageMark {
@@ -44,45 +46,25 @@ export const TEST_MARK: PageMark = {
   footer: "Test invoice \u2014 not valid for accounting",
 };
 
-type Rgb = readonly [number, number, number];
-
-/** Fill of the large word (under the content). */
-const WATERMARK_FILL: Rgb = [244, 200, 200];
-/** Fills of the tiling, in turn: light, so the content reads over them. */
-const TILE_FILLS: readonly Rgb[] = [
-  [247, 218, 218],
-  [245, 222, 212],
-  [242, 216, 226],
-];
-/** Outline colours of the large word's letters, in turn. */
-const OUTLINE_STROKES: readonly Rgb[] = [
-  [214, 64, 64],
-  [196, 56, 92],
-  [222, 96, 56],
-];
-const WATERMARK_SIZE = 110;
-const OUTLINE_WIDTH = 0.9;
-/** Width a tile word is scaled to, and its size at most (pt). */
-const TILE_WIDTH = 150;
-const TILE_MAX_SIZE = 44;
-/** Tiling steps along the diagonal and across it (pt). */
-const TILE_GAP = 90;
-const TILE_ROW_STEP = 150;
-/** Tiles whose centre lies this close to the page edge are left out. */
-const TILE_INSET = 24;
+const {
+  watermark_fill: WATERMARK_FILL,
+  tile_fills: TILE_FILLS,
+  outline_strokes: OUTLINE_STROKES,
+  watermark_size: WATERMARK_SIZE,
+  outline_width: OUTLINE_WIDTH,
+  tile_width: TILE_WIDTH,
+  tile_max_size: TILE_MAX_SIZE,
+  tile_gap: TILE_GAP,
+  tile_row_step: TILE_ROW_STEP,
+  tile_inset: TILE_INSET,
+} = MARKS;
 const ANGLE = Math.PI / 4;
 
 /** DeviceRGB colour operands, as the renderer writes its own colours. */
-function rgb(color: Rgb): string {
-  return color.map((part) => {
-    const value = Math.round((part / 255) * 1000) / 1000;
-    return value === 0 ? "0" : String(value);
-  }).join(" ");
-}
+const rgb = rgb_operands;
 
 function num(value: number): string {
-  const rounded = Math.round(value * 1000) / 1000;
-  return rounded === 0 ? "0" : String(rounded);
+  return pdf_number(value, 3);
 }
 
 /** Where and how large one copy of a word is drawn. */

@@ -55,6 +55,12 @@ export const MARGINS = {
   footer_baseline: 36,
 } as const;
 
+/** The page footer: the invoice reference on the left, "Page X of Y" right. */
+export const FOOTER = {
+  /** Share of the content width the reference may take. */
+  reference_share: 0.7,
+} as const;
+
 /** Vertical space between the sections, above the second one. */
 export const SECTION_GAPS = {
   parties: 26,

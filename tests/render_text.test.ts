@@ -106,7 +106,7 @@ Deno.test("wrap_text breaks at spaces and cuts words longer than a line", () => 
   );
   assertGreater(lines.length, 1);
   for (const line of lines) {
-    assert(font.widthOfString(line, size) <= width, line);
+    assert(font.width_of_string(line, size) <= width, line);
   }
   assertEquals(
     lines.join(" "),
@@ -117,7 +117,7 @@ Deno.test("wrap_text breaks at spaces and cuts words longer than a line", () => 
   const cut = wrap_text(word, { font, size, max_width: width });
   assertGreater(cut.length, 10);
   for (const line of cut) {
-    assertLess(font.widthOfString(line, size), width + 0.001);
+    assertLess(font.width_of_string(line, size), width + 0.001);
   }
   assertEquals(cut.join(""), word);
 

@@ -34,26 +34,16 @@ export interface DocumentTextSettings {
 }
 
 /**
- * The per-document face of a font, shaped like the `font.metadata` object
- * jsPDF's Unicode text path (`pdfEscape16`, `getStringUnitWidth`…) expects.
- * It records which glyphs the document uses and for which characters.
- *
- * It is deliberately *not* a `jsPDF.API.TTFFont`, so jsPDF's own (slow)
- * font writer skips it and {@link put_document_font} writes it instead.
+ * The per-document face of a font: it records which glyphs the document
+ * uses and for which characters, so `font_embedding.ts` writes only those.
  */
 export class DocumentFont {
   readonly prepared: PreparedFont;
-  /** Must be an own property: jsPDF checks `metadata.hasOwnProperty("cmap")`. */
-  readonly cmap: { unicode: { codeMap: Uint16Array } };
-  /** jsPDF appends `[glyph, [width]]` pairs here (we write /W ourselves). */
-  readonly Unicode = { encoding: {}, kerning: {}, widths: [] as unknown[] };
-  /** jsPDF appends every glyph id it encodes (unused by us). */
-  readonly glyIdsUsed: number[] = [0];
   /**
    * Glyph id → the UTF-16 code unit (Latin text) or the text (shaped
    * clusters, e.g. a lam-alef ligature) it was used for: the ToUnicode map.
    */
-  readonly toUnicode: Record<number, number | string> = {};
+  readonly to_unicode: Record<number, number | string> = {};
   /**
    * Script fonts only: the document's CIDs. Shaped glyphs are shared
    * between characters (Noto Sans Arabic draws the dotless base of ب ت ث ن
@@ -85,7 +75,6 @@ export class DocumentFont {
 
   constructor(prepared: PreparedFont, settings: DocumentTextSettings = {}) {
     this.prepared = prepared;
-    this.cmap = { unicode: { codeMap: prepared.code_map } };
     this.text_settings = settings;
   }
 
@@ -114,16 +103,8 @@ export class DocumentFont {
     };
   }
 
-  characterToGlyph(code: number): number {
-    return this.prepared.code_map[code] ?? 0;
-  }
-
-  widthOfGlyph(glyph: number): number {
-    return this.prepared.widths[glyph] ?? 0;
-  }
-
   /** Width of `text` at font size `size`, in points. */
-  widthOfString(text: string, size: number, char_space = 0): number {
+  width_of_string(text: string, size: number, char_space = 0): number {
     const { code_map, widths } = this.prepared;
     let width = 0;
     for (let i = 0; i < text.length; i++) {
@@ -145,7 +126,7 @@ export class DocumentFont {
    */
   encode_hex(text: string): string {
     const { code_map, gid_hex } = this.prepared;
-    const to_unicode = this.toUnicode;
+    const to_unicode = this.to_unicode;
     let hex = "";
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
@@ -182,15 +163,15 @@ export function wrap_text(
     ? text.flatMap((t) => t.split("\n"))
     : text.split("\n");
   const out: string[] = [];
-  const space = font.widthOfString(" ", size);
+  const space = font.width_of_string(" ", size);
   for (const paragraph of paragraphs) {
-    if (font.widthOfString(paragraph, size) <= max_width) {
+    if (font.width_of_string(paragraph, size) <= max_width) {
       out.push(paragraph);
       continue;
     }
     if (needs_text_layout(paragraph, font.prepared)) {
       out.push(...wrap_paragraph(paragraph, {
-        measure: (t) => font.widthOfString(t, size),
+        measure: (t) => font.width_of_string(t, size),
         max_width,
       }));
       continue;
@@ -198,7 +179,7 @@ export function wrap_text(
     let line: string | null = null;
     let line_width = 0;
     for (const word of paragraph.split(" ")) {
-      const word_width = font.widthOfString(word, size);
+      const word_width = font.width_of_string(word, size);
       if (line !== null && line_width + space + word_width <= max_width) {
         line += " " + word;
         line_width += space + word_width;
@@ -214,7 +195,7 @@ export function wrap_text(
       let chunk_width = 0;
       for (let i = 0; i < word.length; i++) {
         const ch = word[i];
-        const w = font.widthOfString(ch, size);
+        const w = font.width_of_string(ch, size);
         if (chunk !== "" && chunk_width + w > max_width) {
           out.push(chunk);
           chunk = "";

@@ -57,7 +57,7 @@ export function text_width(
   text: string,
   { bold, size }: { bold: boolean; size: number },
 ): number {
-  return handle(layout, bold).font.widthOfString(text, size);
+  return handle(layout, bold).font.width_of_string(text, size);
 }
 
 /** `text` wrapped to lines no wider than `max_width` in `style`. */

@@ -32,7 +32,7 @@ export function put_document_font(
   const prepared = font.prepared;
   // Sorted distinct glyph ids, each with the character it stands for.
   if (font.cid_gids.length > 1) return put_script_document_font(writer, font);
-  const glyphs = Object.keys(font.toUnicode).map(Number).filter((g) => g > 0)
+  const glyphs = Object.keys(font.to_unicode).map(Number).filter((g) => g > 0)
     .sort((a, b) => a - b);
   const embedded = embedded_latin_font(font, glyphs);
   const name = embedded.name;
@@ -115,12 +115,12 @@ function embedded_latin_font(
 ): EmbeddedFont {
   const prepared = font.prepared;
   const entries: (number | string)[] = [];
-  for (const gid of glyphs) entries.push(gid, font.toUnicode[gid]);
+  for (const gid of glyphs) entries.push(gid, font.to_unicode[gid]);
   const cached = cached_font(prepared.postscript, entries);
   if (cached.found !== undefined) return cached.found;
   const cmap = new Map<number, number>();
   for (const gid of glyphs) {
-    const value = font.toUnicode[gid];
+    const value = font.to_unicode[gid];
     const cp = typeof value === "string" ? value.codePointAt(0) : value;
     // Only one-character entries: the font program's own cmap is not used
     // for text extraction (ToUnicode and ActualText are).
@@ -135,7 +135,7 @@ function embedded_latin_font(
     ...subset_streams(prepared, {
       glyphs,
       program,
-      to_unicode: to_unicode_cmap(glyphs, font.toUnicode),
+      to_unicode: to_unicode_cmap(glyphs, font.to_unicode),
     }),
     widths: width_array(glyphs, prepared.widths),
   };

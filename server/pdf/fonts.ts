@@ -34,15 +34,10 @@ import {
   without_isolates,
 } from "./text_layout.ts";
 import { type GlyphSink, line_operators } from "./glyph_drawing.ts";
-import {
-  DocumentFont,
-  type DocumentTextSettings,
-  wrap_text,
-} from "./document_font.ts";
+import { DocumentFont, type DocumentTextSettings } from "./document_font.ts";
 import { put_document_font } from "./font_embedding.ts";
 import {
   create_document,
-  install_text_shortcuts,
   page_size,
   plugin_font,
   write_content,
@@ -174,45 +169,7 @@ export function create_document_with_fonts(
     })),
   );
   document_text_settings.set(doc, text_settings);
-  install_text_shortcuts<DocumentFont>(doc, {
-    width: (font, text, size) => font.widthOfString(text, size),
-    wrap: (font, text, size, max_width) =>
-      wrap_text(text, { font, size, max_width }),
-    draw: (font, text, at) => draw_plain_text(doc, font, text, at),
-  });
   return doc;
-}
-
-/**
- * `doc.text` for the invoice fonts (autotable's cells): as
- * {@link draw_text_lines}; returns false for options other than an
- * alignment (rotated text), which jsPDF draws.
- */
-function draw_plain_text(
-  doc: jsPDF,
-  { font, resource, size, line_height }: {
-    font: DocumentFont;
-    resource: string;
-    size: number;
-    line_height: number;
-  },
-  text: string | string[],
-  { x, y, options }: { x: number; y: number; options: unknown },
-): boolean {
-  const lines = Array.isArray(text) ? text : text.split("\n");
-  if (!needs_layout(font, lines) && !plain_text_options(options)) return false;
-  const align = (options as { align?: TextAlign } | undefined)?.align;
-  draw_text_lines(doc, lines, {
-    x,
-    y,
-    align: align ?? "left",
-    font,
-    resource,
-    size,
-    line_height,
-    fill: hex_to_fill(doc.getTextColor()),
-  });
-  return true;
 }
 
 /** Horizontal alignment of text at its x. */
@@ -259,7 +216,7 @@ export function draw_text_lines(
   let baseline = y;
   for (const line of lines) {
     if (line !== "") {
-      const width = font.widthOfString(line, size);
+      const width = font.width_of_string(line, size);
       const left = align === "right"
         ? x - width
         : align === "center"
@@ -281,41 +238,6 @@ export function draw_text_lines(
       `BT /${resource} ${pdf_number(size, 6)} Tf ${fill}\n${ops}ET`,
     );
   }
-}
-
-/** `text()` options our direct path draws exactly: none, or an alignment. */
-function plain_text_options(options: unknown): boolean {
-  if (options === undefined) return true;
-  if (typeof options !== "object" || options === null) return false;
-  for (const [key, value] of Object.entries(options)) {
-    if (
-      key !== "align" ||
-      (value !== undefined && value !== "left" && value !== "right" &&
-        value !== "center")
-    ) return false;
-  }
-  return true;
-}
-
-const fills_by_color = new Map<string, string>();
-
-function hex_to_fill(color: string): string {
-  let fill = fills_by_color.get(color);
-  if (fill === undefined) {
-    fill = hex_to_fill_uncached(color);
-    fills_by_color.set(color, fill);
-  }
-  return fill;
-}
-
-function hex_to_fill_uncached(color: string): string {
-  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
-  if (m === null) return "0 g";
-  const part = (h: string): string => {
-    const v = Math.round((parseInt(h, 16) / 255) * 1000) / 1000;
-    return v === 0 ? "0" : String(v);
-  };
-  return `${part(m[1])} ${part(m[2])} ${part(m[3])} rg`;
 }
 
 /** Options of {@link draw_text_line}. */
@@ -398,8 +320,8 @@ function document_glyph_sink(doc: jsPDF): GlyphSink {
         record(gid: number, text: string): number {
           if (script !== undefined) return metadata.cid_for(gid, text);
           // Latin font: one glyph per character, CID = glyph id.
-          if (text.length === 1) metadata.toUnicode[gid] = text.charCodeAt(0);
-          else if (text !== "") metadata.toUnicode[gid] ??= text;
+          if (text.length === 1) metadata.to_unicode[gid] = text.charCodeAt(0);
+          else if (text !== "") metadata.to_unicode[gid] ??= text;
           return gid;
         },
       };

@@ -5,7 +5,8 @@
  * itself (subset per document, exact ToUnicode), operators written straight
  * into a page, its output without keeping the document's content alive,
  * mirrored pages, cached images, PDF/A objects, and native zlib instead of
- * jsPDF's slow deflate. Each is a function here, written against the jsPDF
+ * jsPDF's slow deflate. No jsPDF method is replaced per document except an
+ * image decoder while a cached logo is added. Each is a function here, written against the jsPDF
  * version {@link JSPDF_VERSION}; `tests/jspdf_fence.test.ts` pins that
  * version and checks that every private member used here still exists.
  * Code outside this module uses jsPDF's public API and these functions.
@@ -22,9 +23,6 @@ import {
 
 /** The jsPDF version this module is written against (`deno.json` pins it). */
 export const JSPDF_VERSION = "4.2.1";
-
-/** The jspdf-autotable version the renderer's fall-back tables use. */
-export const AUTOTABLE_VERSION = "5.0.9";
 
 /** jsPDF's writer of the file's objects, as its output events get it. */
 export interface JsPdfWriter {
@@ -76,8 +74,6 @@ interface JsPdfPlugin {
 
 interface JsPdfInternals {
   getFont(family?: string, style?: string): JsPdfFont;
-  getFontSize(): number;
-  scaleFactor: number;
   write(ops: string): void;
   pages: (string[] | null)[];
   pageSize: { getWidth(): number; getHeight(): number };
@@ -416,122 +412,6 @@ export function output_hooks(doc: jsPDF): OutputHooks {
   };
 }
 
-/** The y where jspdf-autotable's last table on `doc` ended. */
-export function last_autotable_end(doc: jsPDF): number {
-  return (doc as unknown as { lastAutoTable: { finalY: number } })
-    .lastAutoTable.finalY;
-}
-
-/**
- * What {@link install_text_shortcuts} needs from the fonts: widths, line
- * wrapping and drawing in a font of the plugin.
- */
-export interface TextShortcuts<F extends object> {
-  /** Width of `text` at `size`, in points. */
-  width(font: F, text: string, size: number): number;
-  /** `text` wrapped to lines of at most `max_width` points. */
-  wrap(
-    font: F,
-    text: string | string[],
-    size: number,
-    max_width: number,
-  ): string[];
-  /**
-   * Draws `text` as `doc.text` would with these options; returns false to
-   * leave it to jsPDF.
-   */
-  draw(
-    font: { font: F; resource: string; size: number; line_height: number },
-    text: string | string[],
-    at: { x: number; y: number; options: unknown },
-  ): boolean;
-}
-
-/**
- * Per-document shortcuts around jsPDF hot spots that autotable hits for
- * every cell (font list, string widths, line splitting, text). They only
- * change *this* document and give jsPDF's results for the plugin's fonts;
- * anything else falls through to jsPDF.
- */
-export function install_text_shortcuts<F extends object>(
-  doc: jsPDF,
-  shortcuts: TextShortcuts<F>,
-): void {
-  const internal = internals(doc);
-  const original = {
-    getTextWidth: doc.getTextWidth.bind(doc),
-    getStringUnitWidth: doc.getStringUnitWidth.bind(doc),
-    splitTextToSize: doc.splitTextToSize.bind(doc),
-    text: doc.text.bind(doc),
-  };
-  const current = (): F | undefined => {
-    const metadata = internal.getFont().metadata;
-    return is_plugin_font(metadata) ? metadata as F : undefined;
-  };
-  // autotable asks for the font list on every style change and jsPDF
-  // rebuilds it each time; it does not change after registration.
-  const font_list_of = doc.getFontList.bind(doc);
-  let font_list: ReturnType<jsPDF["getFontList"]> | undefined;
-  doc.getFontList = () => (font_list ??= font_list_of());
-  // jsPDF runs every measured string through its Arabic shaper first; our
-  // text has no Arabic (it became the placeholder), so measure directly.
-  doc.getStringUnitWidth = (text: string, options?: unknown): number => {
-    const font = current();
-    if (options !== undefined || font === undefined) {
-      return original.getStringUnitWidth(text, options as never);
-    }
-    return shortcuts.width(font, text, 1000) / 1000;
-  };
-  doc.getTextWidth = (text: string): number => {
-    const font = current();
-    if (font === undefined) return original.getTextWidth(text);
-    return shortcuts.width(font, text, internal.getFontSize());
-  };
-  // jsPDF measures each word character by character through several layers.
-  doc.splitTextToSize = (
-    text: string | string[],
-    max_width: number,
-    options?: { fontSize?: number },
-  ): string[] => {
-    const font = current();
-    const size = internal.getFontSize();
-    const keys = options === undefined ? [] : Object.keys(options);
-    const plain = keys.every((k) =>
-      k === "fontSize" && options?.fontSize === size
-    );
-    if (font === undefined || !plain) {
-      return original.splitTextToSize(text as string, max_width, options);
-    }
-    return shortcuts.wrap(font, text, size, max_width);
-  };
-  doc.text = ((
-    text: string | string[],
-    x: number,
-    y: number,
-    options?: unknown,
-    transform?: unknown,
-  ): jsPDF => {
-    const font = current();
-    const size = internal.getFontSize();
-    if (
-      font === undefined || transform !== undefined ||
-      !shortcuts.draw(
-        {
-          font,
-          resource: internal.getFont().id,
-          size,
-          line_height: size * doc.getLineHeightFactor(),
-        },
-        text,
-        { x, y, options },
-      )
-    ) {
-      return original.text(text, x, y, options as never, transform as never);
-    }
-    return doc;
-  }) as typeof doc.text;
-}
-
 /** The private members of jsPDF this module relies on that are missing. */
 export function missing_jspdf_members(): string[] {
   const doc = new jsPDF({ unit: "pt" });
@@ -552,7 +432,6 @@ export function missing_jspdf_members(): string[] {
       typeof (doc as unknown as Record<string, unknown>).processJPEG,
     ],
     ["internal.getFont", typeof internal.getFont],
-    ["internal.getFontSize", typeof internal.getFontSize],
     ["internal.write", typeof internal.write],
     ["internal.pages", Array.isArray(internal.pages)],
     ["internal.newObject", typeof internal.newObject],

@@ -23,7 +23,7 @@ import {
   locale_texts,
   type LocaleTexts,
 } from "./locales.ts";
-import { table_context, type TableContext } from "./direct_table.ts";
+import { table_context, type TableContext } from "./table.ts";
 import { MARGINS } from "./styles.ts";
 
 /** What every section reads. */
@@ -101,13 +101,4 @@ export function present(value: string | undefined): value is string {
 /** Sanitized text with line breaks folded into spaces, for one-line fields. */
 export function single_line(value: string): string {
   return sanitize_text(value).replace(/\s*\n\s*/g, " ").trim();
-}
-
-/** Whether content `height` tall starting at `top` ends above the bottom margin. */
-export function fits_on_page(
-  layout: Layout,
-  top: number,
-  height: number,
-): boolean {
-  return top + height <= layout.bottom;
 }

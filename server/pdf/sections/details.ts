@@ -6,11 +6,9 @@
  * @module
  */
 
-import { autoTable } from "jspdf-autotable";
 import { type Labels } from "../locales.ts";
 import { sanitize_text } from "../sanitize.ts";
 import {
-  fits_on_page,
   is_credit_note,
   type Layout,
   present,
@@ -21,21 +19,13 @@ import {
   type KeyValue,
   label_column_width,
 } from "../key_values.ts";
-import {
-  draw_table_rows,
-  rows_height,
-  table_cell,
-  table_row,
-} from "../direct_table.ts";
-import { base_styles, PAGE_MARGIN } from "../autotable_fallback.ts";
-import { last_autotable_end } from "../jspdf_fence.ts";
+import { draw_flowing_table, table_cell, table_row } from "../table.ts";
 import {
   FACT_LABEL,
   FACT_VALUE,
   HEADER,
   KEY_VALUES,
   MARGINS,
-  SIZES,
 } from "../styles.ts";
 
 /** Draws the details from `top`; returns the y below them. */
@@ -61,31 +51,11 @@ export function draw_details(layout: Layout, top: number): number {
       }),
     ])
   );
-  if (fits_on_page(layout, top, rows_height(fact_rows))) {
-    return draw_table_rows(context, fact_rows, { left: MARGINS.x, top });
-  }
-  autoTable(layout.doc, {
-    theme: "plain",
-    startY: top,
-    margin: { ...PAGE_MARGIN, right: MARGINS.x + layout.width * 0.45 },
-    tableWidth: width,
-    styles: base_styles({ cellPadding: { top: 1.5, bottom: 1.5 } }),
-    columnStyles: {
-      0: {
-        cellWidth: label_width,
-        textColor: [...FACT_LABEL.color],
-        fontSize: SIZES.label,
-        // Smaller labels sit lower so they share the values' baseline.
-        cellPadding: {
-          top: 1.5 + (SIZES.body - SIZES.label) * 0.85,
-          bottom: 1.5,
-        },
-      },
-      1: { cellWidth: width - label_width },
-    },
-    body: facts.map(([name, value]) => [name, value]),
+  return draw_flowing_table(context, fact_rows, {
+    left: MARGINS.x,
+    top,
+    split: "fill",
   });
-  return last_autotable_end(layout.doc);
 }
 
 /** Label and value rows under the title. */

@@ -3,7 +3,8 @@
  * unit price, tax rate (when the invoice has tax) and amount, with the
  * totals as its footer. The header repeats on every page, a row that does
  * not fit moves whole to the next page, and the last row moves together
- * with the totals, so totals never stand alone at the top of a page.
+ * with the totals, so totals never stand alone at the top of a page; only a
+ * row taller than a page is split.
  *
  * @module
  */
@@ -14,29 +15,20 @@ import { sanitize_text } from "../sanitize.ts";
 import { label, type Layout, present, single_line } from "../layout.ts";
 import { text_width, write_page_content } from "../draw.ts";
 import {
-  draw_table_row,
-  draw_table_rows,
-  rows_height,
+  draw_flowing_table,
   table_cell,
   table_row,
   type TableRow,
-} from "../direct_table.ts";
+} from "../table.ts";
 import { MAX_PAGES, PageLimitError } from "../page_budget.ts";
 import { pdf_number } from "../pdf_syntax.ts";
-import {
-  CELL_PADDING,
-  ITEM_CELLS,
-  ITEM_ROW_RULE,
-  MARGINS,
-  SIZES,
-} from "../styles.ts";
+import { CELL_PADDING, ITEM_CELLS, ITEM_ROW_RULE, SIZES } from "../styles.ts";
 import {
   total_rows,
   type TotalRow,
   totals_table_rows,
   totals_value_width,
 } from "./totals.ts";
-import { draw_items_with_autotable } from "../autotable_fallback.ts";
 
 /** A column of the items table. */
 export interface ItemColumn {
@@ -146,8 +138,33 @@ export function draw_items(layout: Layout, top: number): number {
   );
   const totals = total_rows(layout);
   const widths = numeric_widths(layout, columns, rows, totals);
-  return draw_items_directly(layout, { top, columns, rows, totals, widths }) ??
-    draw_items_with_autotable(layout, { top, columns, rows, totals, widths });
+  const { head, body, foot } = table_rows(layout, {
+    columns,
+    rows,
+    totals,
+    widths,
+  });
+  const left = layout.x(0, layout.width);
+  const num = (value: number): string => pdf_number(value, 2);
+  const rule = `q ${ROW_RULE_STROKE} ${ITEM_ROW_RULE[0]} w ${num(left)} `;
+  const rule_end = ` m ${num(left + layout.width)} `;
+  const end = draw_flowing_table(layout.table, body, {
+    left,
+    top,
+    head,
+    repeat_head: true,
+    foot,
+    split: "tall_only",
+    decimals: 2,
+    // The hairline under each row, written before its text.
+    before_row: (row, y) => {
+      const rule_y = num(layout.table.page_height - (y + row.height));
+      write_page_content(layout, `${rule}${rule_y}${rule_end}${rule_y} l S Q`);
+    },
+    before_new_page: () => check_pages(layout),
+  });
+  check_pages(layout);
+  return end;
 }
 
 /** Throws when the document has grown past the page limit. */
@@ -198,61 +215,4 @@ function table_rows(
   );
   const foot = totals_table_rows(layout, totals, all_widths);
   return { head, body, foot };
-}
-
-/**
- * The table drawn by the direct table engine. Returns `undefined` when a
- * row is taller than a page (the caller falls back to autotable, which
- * splits it).
- */
-function draw_items_directly(
-  layout: Layout,
-  { top, columns, rows, totals, widths }: {
-    top: number;
-    columns: readonly ItemColumn[];
-    rows: readonly string[][];
-    totals: readonly TotalRow[];
-    widths: readonly number[];
-  },
-): number | undefined {
-  const { doc } = layout;
-  const context = layout.table;
-  const { head, body, foot } = table_rows(layout, {
-    columns,
-    rows,
-    totals,
-    widths,
-  });
-  const page_height = context.page_height;
-  const foot_height = rows_height(foot);
-  const tallest = page_height - MARGINS.top - MARGINS.bottom - head.height -
-    foot_height;
-  if (body.some((row) => row.height > tallest)) return undefined;
-
-  const width = layout.width;
-  const left = layout.x(0, width);
-  const new_page = (): number => {
-    check_pages(layout);
-    doc.addPage();
-    return draw_table_row(context, head, { left, top: MARGINS.top });
-  };
-  let y = top;
-  y = y + MARGINS.bottom + head.height + foot_height > page_height
-    ? new_page()
-    : draw_table_row(context, head, { left, top: y });
-  const num = (value: number): string => pdf_number(value, 2);
-  const rule = `q ${ROW_RULE_STROKE} ${ITEM_ROW_RULE[0]} w ${num(left)} `;
-  const rule_end = ` m ${num(left + width)} `;
-  body.forEach((row, index) => {
-    const reserved = index === body.length - 1 ? foot_height : 0;
-    if (row.height > page_height - y - MARGINS.bottom - reserved) {
-      y = new_page();
-    }
-    const rule_y = num(page_height - (y + row.height));
-    write_page_content(layout, `${rule}${rule_y}${rule_end}${rule_y} l S Q`);
-    y = draw_table_row(context, row, { left, top: y, decimals: 2 });
-  });
-  y = draw_table_rows(context, foot, { left, top: y });
-  check_pages(layout);
-  return y;
 }

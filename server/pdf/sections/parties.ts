@@ -5,31 +5,21 @@
  * @module
  */
 
-import { autoTable } from "jspdf-autotable";
 import type { InvoiceParty } from "../../../contract/invoice_types.ts";
 import { sanitize_text } from "../sanitize.ts";
-import { fits_on_page, type Layout, present, single_line } from "../layout.ts";
+import { type Layout, present, single_line } from "../layout.ts";
 import { isolated } from "../draw.ts";
 import {
-  draw_table_rows,
-  rows_height,
+  draw_flowing_table,
   table_cell,
   table_row,
   type TableRow,
-} from "../direct_table.ts";
-import {
-  base_styles,
-  PAGE_MARGIN,
-  table_margin,
-} from "../autotable_fallback.ts";
-import { last_autotable_end } from "../jspdf_fence.ts";
+} from "../table.ts";
 import {
   type CellStyle,
-  COLORS,
   PARTY_HEAD,
   PARTY_LINES,
   PARTY_NAME,
-  SIZES,
 } from "../styles.ts";
 
 /** Draws both parties from `top`. Returns the y below the block. */
@@ -49,45 +39,16 @@ export function draw_parties(layout: Layout, top: number): number {
     party_lines(layout, invoice.sender).join("\n"),
     party_lines(layout, invoice.bill_to).join("\n"),
   ];
-  const party_rows = [
-    cells([labels.from, labels.bill_to], PARTY_HEAD),
+  // Blocks taller than what is left of the page continue on the next.
+  return draw_flowing_table(context, [
     cells(names, PARTY_NAME),
     cells(lines, PARTY_LINES),
-  ];
-  if (fits_on_page(layout, top, rows_height(party_rows))) {
-    return draw_table_rows(context, party_rows, {
-      left: layout.x(0, width),
-      top,
-    });
-  }
-  autoTable(layout.doc, {
-    theme: "plain",
-    startY: top,
-    margin: layout.legacy ? PAGE_MARGIN : table_margin(layout, 0, width),
-    tableWidth: width,
-    showHead: "firstPage",
-    styles: base_styles({ cellPadding: { right: 20 } }),
-    headStyles: {
-      fontStyle: "normal",
-      fontSize: SIZES.label,
-      textColor: [...COLORS.muted],
-      cellPadding: { bottom: 5, right: 20 },
-    },
-    columnStyles: { 0: { cellWidth: column }, 1: { cellWidth: column } },
-    head: [[labels.from, labels.bill_to]],
-    body: [
-      names.map((content) => ({
-        content,
-        styles: {
-          fontStyle: "bold",
-          fontSize: SIZES.name,
-          cellPadding: { bottom: 3, right: 20 },
-        },
-      })),
-      lines,
-    ],
+  ], {
+    left: layout.x(0, width),
+    top,
+    head: cells([labels.from, labels.bill_to], PARTY_HEAD),
+    split: "fill",
   });
-  return last_autotable_end(layout.doc);
 }
 
 /**

@@ -11,7 +11,7 @@ import type { AllowanceCharge } from "../../../contract/invoice_types.ts";
 import { sanitize_text } from "../sanitize.ts";
 import { is_credit_note, label, type Layout } from "../layout.ts";
 import { text_width } from "../draw.ts";
-import { table_cell, table_row, type TableRow } from "../direct_table.ts";
+import { table_cell, table_row, type TableRow } from "../table.ts";
 import { CELL_PADDING, SIZES, TOTAL_CELLS, type TotalKind } from "../styles.ts";
 
 /** One row of the totals. */

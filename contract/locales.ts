@@ -1,9 +1,13 @@
 /**
  * The locales an invoice can be printed in, and how a request's
  * `Accept-Language` header picks one.
+ *
+ * The ids listed here are the keys of the renderer's locale registry
+ * (`server/pdf/locales.ts`, typed `Record<Locale, LocaleTexts>`): a locale
+ * added here and missing there is a type error.
  */
 
-/** BCP 47 tags the renderer has labels and formats for. `en-US` is the default. */
+/** BCP 47 tags a request's `locale` may name. */
 export const SUPPORTED_LOCALES = [
   "en-US",
   "en-GB",
@@ -36,6 +40,20 @@ export const SUPPORTED_LOCALES = [
 
 /** A supported locale tag. */
 export type SupportedLocale = typeof SUPPORTED_LOCALES[number];
+
+/**
+ * The locale of an invoice without `locale` (and without an
+ * `Accept-Language` the service supports): English words, ISO 8601 dates,
+ * amounts after their ISO 4217 code ("EUR 1,234.50"). An ordinary entry of
+ * the renderer's registry; not a tag a request can name.
+ */
+export const DEFAULT_LOCALE = "default";
+
+/** Every locale the renderer prints in: the default and the supported ones. */
+export const LOCALES = [DEFAULT_LOCALE, ...SUPPORTED_LOCALES] as const;
+
+/** A locale of the renderer's registry. */
+export type Locale = typeof LOCALES[number];
 
 const BY_LOWER_CASE = new Map<string, SupportedLocale>(
   SUPPORTED_LOCALES.map((tag) => [tag.toLowerCase(), tag]),

@@ -18,7 +18,7 @@ import {
   SUPPORTED_LOCALES,
   validation_error,
 } from "../contract/mod.ts";
-import { RENDERER_LOCALES } from "../server/pdf/locales.ts";
+import { is_locale } from "../server/pdf/locales.ts";
 import { start_test_server } from "./helpers/test_server.ts";
 import { pdf_text } from "./helpers/pdf_text.ts";
 
@@ -215,7 +215,7 @@ Deno.test("payment and logo are normalized: IBAN without spaces, logo measured a
 
 Deno.test("locales: every supported one has renderer labels; Accept-Language picks by weight and language", () => {
   for (const locale of SUPPORTED_LOCALES) {
-    assert(RENDERER_LOCALES.includes(locale), locale);
+    assert(is_locale(locale), locale);
   }
   assertEquals(negotiate_locale("de-AT,de;q=0.9,en;q=0.8"), "de-AT");
   assertEquals(negotiate_locale("fr-CA, en;q=0.5"), "fr-FR");

@@ -6,7 +6,12 @@
  */
 
 import { ISSUE_9_LOCALES } from "./fixtures/locales.ts";
-import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertStringIncludes,
+  assertThrows,
+} from "./assert.ts";
 import { pdf_text } from "./helpers/pdf_text.ts";
 import type { Invoice } from "../contract/invoice_types.ts";
 import { render_invoice_pdf } from "../server/pdf/mod.ts";
@@ -14,11 +19,15 @@ import {
   fill,
   type LabelKey,
   LOCALE_TEXTS,
-  RENDERER_LOCALES,
+  locale_texts,
   UNIT_CODES,
 } from "../server/pdf/locales.ts";
 import { formats_for } from "../server/pdf/locale_format.ts";
-import { SUPPORTED_LOCALES } from "../contract/locales.ts";
+import {
+  DEFAULT_LOCALE,
+  LOCALES,
+  SUPPORTED_LOCALES,
+} from "../contract/locales.ts";
 
 /**
  * Issue 11's locales (other scripts; their PDF text is checked in
@@ -160,15 +169,15 @@ function placeholders(template: string): string[] {
 
 Deno.test("every required locale is supported, every locale has every label and unit", () => {
   assertEquals(
-    [...RENDERER_LOCALES].sort(),
+    [...SUPPORTED_LOCALES].sort(),
     [...ISSUE_9_LOCALES, ...SCRIPT_LOCALES].sort(),
   );
-  // The renderer has words for exactly the locales the contract accepts.
-  assertEquals([...RENDERER_LOCALES].sort(), [...SUPPORTED_LOCALES].sort());
+  // The registry has exactly the contract's locales, the default included.
+  assertEquals(Object.keys(LOCALE_TEXTS).sort(), [...LOCALES].sort());
   const reference = LOCALE_TEXTS["en-US"];
   const keys = Object.keys(reference.labels) as LabelKey[];
-  assert(keys.length >= 50, "the label table has the labels of issue 9");
-  for (const locale of RENDERER_LOCALES) {
+  assert(keys.length >= 50, "the label table has every label");
+  for (const locale of LOCALES) {
     const texts = LOCALE_TEXTS[locale];
     assertEquals(
       Object.keys(texts.labels).sort(),
@@ -203,7 +212,7 @@ Deno.test("every required locale is supported, every locale has every label and 
 
 Deno.test("non-English locales are translated, not copied", () => {
   const english = LOCALE_TEXTS["en-US"].labels;
-  for (const locale of RENDERER_LOCALES) {
+  for (const locale of SUPPORTED_LOCALES) {
     if (locale.startsWith("en-")) continue;
     const labels = LOCALE_TEXTS[locale].labels;
     for (
@@ -269,10 +278,34 @@ Deno.test("Intl formats are made once per locale and currency", () => {
   );
   assertEquals(formats_for("de-DE", undefined).percent("7.7"), "7,7\u00A0%");
   assertEquals(formats_for("de-DE", undefined).price("0.125"), "0,125");
-  // Without locale: today's formats.
-  const legacy = formats_for(undefined, "EUR");
-  assertEquals(legacy.money("1234.5"), "EUR 1,234.50");
-  assertEquals(legacy.date("2026-11-23"), "2026-11-23");
+  // Without locale: the default entry's formats.
+  const codes = formats_for(undefined, "EUR");
+  assert(codes === formats_for(DEFAULT_LOCALE, "EUR"), "the default entry");
+  assertEquals(codes.money("1234.5"), "EUR 1,234.50");
+  assertEquals(codes.date("2026-11-23"), "2026-11-23");
+});
+
+Deno.test("the default locale is an ordinary entry; an unknown locale is an error, not English", () => {
+  const fallback = LOCALE_TEXTS[DEFAULT_LOCALE];
+  assert(locale_texts(undefined) === fallback, "no locale: the default entry");
+  assertEquals(fallback.labels, LOCALE_TEXTS["en-US"].labels);
+  assertEquals(fallback.formats, "iso");
+  assertEquals(fallback.page_size, "a4");
+  assertEquals(fallback.direction, "ltr");
+  assertThrows(() => locale_texts("xx-XX"), RangeError, "xx-XX");
+  assertThrows(() => formats_for("xx-XX", "EUR"), RangeError, "xx-XX");
+});
+
+Deno.test("the registry says each locale's direction and paper", () => {
+  for (const locale of LOCALES) {
+    const texts = LOCALE_TEXTS[locale];
+    assertEquals(
+      texts.direction,
+      ["ar-SA", "ar-AE", "he-IL"].includes(locale) ? "rtl" : "ltr",
+      locale,
+    );
+    assertEquals(texts.page_size, locale === "en-US" ? "letter" : "a4", locale);
+  }
 });
 
 function locale_invoice(locale: string, currency: string): Invoice {
@@ -303,7 +336,7 @@ function locale_invoice(locale: string, currency: string): Invoice {
 for (const locale of ISSUE_9_LOCALES) {
   Deno.test(`${locale}: labels, a date and an amount as pdftotext reads them`, async () => {
     const expected = EXPECTED[locale];
-    const texts = LOCALE_TEXTS[locale];
+    const texts = locale_texts(locale);
     const text = await pdf_text(
       render_invoice_pdf(locale_invoice(locale, expected.currency)),
     );

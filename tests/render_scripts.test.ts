@@ -20,7 +20,7 @@ import {
   pdf_words,
   qpdf_check,
 } from "./helpers/pdf_text.ts";
-import { LOCALE_TEXTS } from "../server/pdf/locales.ts";
+import { locale_texts } from "../server/pdf/locales.ts";
 import type { Invoice } from "../contract/invoice_types.ts";
 import { InvoiceRequestSchema } from "../contract/invoice.ts";
 import { render_invoice_pdf } from "../server/pdf/mod.ts";
@@ -494,7 +494,7 @@ Deno.test("the issue 11 locales print their translated labels", async () => {
     "th-TH",
   ];
   for (const locale of locales) {
-    const labels = LOCALE_TEXTS[locale].labels;
+    const labels = locale_texts(locale).labels;
     const pdf = render_invoice_pdf(
       InvoiceRequestSchema.parse({ ...full_invoice(), locale }),
     );

@@ -201,7 +201,7 @@ Deno.test("module graphs: a render worker starts without the text layout or zod;
   // Of the contract, only plain data modules (no schemas).
   const contract = [...worker.local].filter((s) => s.includes("/contract/"))
     .map((s) => s.slice(s.indexOf("/contract/") + 1)).sort();
-  assertEquals(contract, ["contract/currencies.ts"]);
+  assertEquals(contract, ["contract/currencies.ts", "contract/locales.ts"]);
 
   const main = await loaded_at_start("main.ts", { root_dynamic: false });
   assert(main.npm.has("npm:zod"));

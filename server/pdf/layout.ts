@@ -13,7 +13,7 @@
 
 import type { jsPDF } from "jspdf";
 import type { Invoice } from "../../contract/invoice_types.ts";
-import { font_handle, type FontHandle, is_mirrored } from "./fonts.ts";
+import { font_handle, type FontHandle } from "./fonts.ts";
 import { sanitize_text } from "./sanitize.ts";
 import { page_size } from "./jspdf_fence.ts";
 import { type Formats, formats_for } from "./locale_format.ts";
@@ -30,13 +30,12 @@ import { MARGINS } from "./styles.ts";
 export interface Layout {
   doc: jsPDF;
   invoice: Invoice;
+  /** The locale's registry entry (the default's without `locale`). */
   texts: LocaleTexts;
   labels: Labels;
   /** Printed name of the tax: `tax_label`, else the locale's. */
   tax: string;
   formats: Formats;
-  /** True without `locale`: the default words and formats. */
-  legacy: boolean;
   /** Page width and height. */
   page: { width: number; height: number };
   /** Content box width (between the side margins). */
@@ -69,11 +68,10 @@ export function layout_state(doc: jsPDF, invoice: Invoice): Layout {
       ? single_line(invoice.tax_label)
       : texts.tax_label,
     formats: formats_for(invoice.locale, currency),
-    legacy: invoice.locale === undefined,
     page,
     width: page.width - 2 * MARGINS.x,
     bottom: page.height - MARGINS.bottom,
-    mirrored: is_mirrored(doc),
+    mirrored: texts.direction === "rtl",
     fonts: {
       normal: font_handle(doc, "normal"),
       bold: font_handle(doc, "bold"),

@@ -1,6 +1,7 @@
 /**
  * How numbers, money, dates, percentages and countries are written on an
- * invoice: a fixed default format without a locale, `Intl` with one.
+ * invoice, as the locale's registry entry says (`locales.ts`): through
+ * `Intl` in its tag, or as codes (ISO 8601 dates, "EUR 1,234.50").
  *
  * Intl formatters are costly to build (tens of microseconds each) and cheap
  * to use, so each (locale, currency) set is built once per process and kept.
@@ -12,6 +13,7 @@
 
 import { currency_minor_units } from "../../contract/currencies.ts";
 import { format_decimal, format_money, format_quantity } from "./format.ts";
+import { locale_texts } from "./locales.ts";
 
 /** The formatting functions one invoice uses. */
 export interface Formats {
@@ -33,20 +35,21 @@ export interface Formats {
 const cache = new Map<string, Formats>();
 
 /**
- * The formats for `locale` (a supported BCP 47 tag) and `currency` (ISO 4217
- * code), built once per process and pair. Without a locale: the default
- * formats ("EUR 1,234.50", ISO dates).
+ * The formats of `locale` (an id of the registry; without one, the
+ * default's) and `currency` (ISO 4217 code), built once per process and
+ * pair.
  */
 export function formats_for(
   locale: string | undefined,
   currency: string | undefined,
 ): Formats {
-  const key = `${locale ?? ""}|${currency ?? ""}`;
+  const texts = locale_texts(locale);
+  const key = `${texts.formats}|${texts.intl}|${currency ?? ""}`;
   let formats = cache.get(key);
   if (formats === undefined) {
-    formats = locale === undefined
-      ? legacy_formats(currency)
-      : intl_formats(locale, currency);
+    formats = texts.formats === "iso"
+      ? code_formats(texts.intl, currency)
+      : intl_formats(texts.intl, currency);
     cache.set(key, formats);
   }
   return formats;
@@ -93,7 +96,8 @@ function minor_units_of(currency: string | undefined): number {
   return currency === undefined ? 2 : currency_minor_units(currency) ?? 2;
 }
 
-function legacy_formats(currency: string | undefined): Formats {
+/** ISO 8601 dates and amounts after their currency code; names in `names`. */
+function code_formats(names: string, currency: string | undefined): Formats {
   const minor_units = minor_units_of(currency);
   return {
     money: (value) => format_money(value, currency, { minor_units }),
@@ -102,15 +106,11 @@ function legacy_formats(currency: string | undefined): Formats {
     quantity: format_quantity,
     date: (value) => value,
     percent: (value) => `${format_decimal(value, 0)}%`,
-    country: (code) => country_name("en-US", code),
+    country: (code) => country_name(names, code),
   };
 }
 
-function intl_formats(tag: string, currency: string | undefined): Formats {
-  // Arabic locales print amounts with Western digits (as ar-AE does by
-  // default), so they read as numbers everywhere, e-invoice matching
-  // included.
-  const locale = /^ar(-|$)/.test(tag) ? `${tag}-u-nu-latn` : tag;
+function intl_formats(locale: string, currency: string | undefined): Formats {
   // The ISO 4217 minor unit, not CLDR's (which differs for a few currencies);
   // at most never fewer than the two decimals an invoice carries, so a stray
   // fraction still prints exactly instead of being rounded away.

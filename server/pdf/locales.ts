@@ -1,10 +1,14 @@
 /**
- * Printed words of the invoice per locale: labels, the default name of the
- * tax and the names of UN/ECE Recommendation 20 unit codes.
+ * The locale registry: per locale its printed words (labels, the default
+ * name of the tax, the names of UN/ECE Recommendation 20 unit codes), how
+ * numbers, money and dates are written, the writing direction and the
+ * paper size it defaults to.
  *
- * One table, one entry per supported locale. The `Labels` type makes a
- * missing label a compile error; `tests/render_locales.test.ts` checks at run
- * time that every locale has every label with the same `{placeholders}`.
+ * One table, `Record<Locale, …>` over the contract's locale ids
+ * (`contract/locales.ts`), the default for invoices without `locale`
+ * included: a missing locale or label is a compile error, an unknown id an
+ * error at run time (never a silent fallback). `tests/render_locales.test.ts`
+ * checks that every locale has every label with the same `{placeholders}`.
  *
  * Words were chosen as an accountant of the country prints them on an
  * invoice (e.g. German "Zahlbetrag", French "Net à payer", Polish
@@ -13,6 +17,12 @@
  *
  * @module
  */
+
+import {
+  DEFAULT_LOCALE,
+  type Locale,
+  LOCALES,
+} from "../../contract/locales.ts";
 
 /** The labels one locale provides. */
 export interface Labels {
@@ -109,7 +119,10 @@ export const UNIT_CODES = [
 /** One of {@link UNIT_CODES}. */
 export type UnitCode = typeof UNIT_CODES[number];
 
-/** Everything locale-specific except number and date formats (those are Intl's). */
+/** A paper size of the layout. */
+export type PageSize = "a4" | "letter";
+
+/** Everything the renderer prints differently per locale. */
 export interface LocaleTexts {
   labels: Labels;
   /** Default printed name of the tax. */
@@ -117,6 +130,36 @@ export interface LocaleTexts {
   units: Record<UnitCode, string>;
   /** Locality line: "{city}, {state} {zip}" (US style) or "{zip} {city}". */
   zip_first: boolean;
+  /** Writing direction: "rtl" mirrors the whole layout. */
+  direction: "ltr" | "rtl";
+  /** The paper the locale's invoices default to (the layout is A4 now). */
+  page_size: PageSize;
+  /**
+   * How numbers, money and dates are written: through `Intl` in the tag
+   * `intl` ("intl"), or as codes ("iso": ISO 8601 dates, amounts after
+   * their ISO 4217 code, "EUR 1,234.50").
+   */
+  formats: "intl" | "iso";
+  /** BCP 47 tag for `Intl`: formats, country names, upper case. */
+  intl: string;
+  /**
+   * Language of the text for the text layout (regional Han glyph forms);
+   * without one, the forms follow the text (kana: Japanese, hangul: Korean).
+   */
+  text_language?: string;
+}
+
+/**
+ * A locale's words and how it differs from the usual entry: left to right,
+ * A4, numbers and dates through `Intl` in its own tag, which is also the
+ * language of its text.
+ */
+interface LocaleWords
+  extends
+    Pick<LocaleTexts, "labels" | "tax_label" | "units" | "zip_first">,
+    Partial<Pick<LocaleTexts, "direction" | "page_size" | "formats" | "intl">> {
+  /** "text": Han glyph forms follow the text, not the locale. */
+  han_forms?: "text";
 }
 
 /** SI symbols are the same everywhere (litre: "l" outside the US). */
@@ -1492,13 +1535,23 @@ const TH_TH_UNITS = units({
   E48: "บริการ",
 });
 
-/** Every supported locale: its printed words. */
-export const LOCALE_TEXTS: Readonly<Record<string, LocaleTexts>> = {
+/** Every locale: its printed words and where it differs from the usual. */
+const LOCALE_WORDS: Readonly<Record<Locale, LocaleWords>> = {
+  [DEFAULT_LOCALE]: {
+    labels: EN_US,
+    tax_label: "Sales tax",
+    units: EN_UNITS,
+    zip_first: false,
+    formats: "iso",
+    intl: "en-US",
+    han_forms: "text",
+  },
   "en-US": {
     labels: EN_US,
     tax_label: "Sales tax",
     units: EN_UNITS,
     zip_first: false,
+    page_size: "letter",
   },
   "en-GB": {
     labels: EN_GB,
@@ -1730,18 +1783,27 @@ export const LOCALE_TEXTS: Readonly<Record<string, LocaleTexts>> = {
     tax_label: "ضريبة القيمة المضافة",
     units: AR_UNITS,
     zip_first: false,
+    direction: "rtl",
+    // Western digits (as ar-AE writes them by default), so amounts read as
+    // numbers everywhere, e-invoice matching included.
+    intl: "ar-SA-u-nu-latn",
   },
   "ar-AE": {
     labels: AR,
     tax_label: "ضريبة القيمة المضافة",
     units: AR_UNITS,
     zip_first: false,
+    direction: "rtl",
+    // Western digits (as ar-AE writes them by default), so amounts read as
+    // numbers everywhere, e-invoice matching included.
+    intl: "ar-AE-u-nu-latn",
   },
   "he-IL": {
     labels: HE_IL,
     tax_label: "מע״מ",
     units: HE_IL_UNITS,
     zip_first: false,
+    direction: "rtl",
   },
   "hi-IN": {
     labels: HI_IN,
@@ -1757,17 +1819,38 @@ export const LOCALE_TEXTS: Readonly<Record<string, LocaleTexts>> = {
   },
 };
 
-/** The locales the renderer has words for, in the order of `LOCALE_TEXTS`. */
-export const RENDERER_LOCALES: readonly string[] = Object.keys(LOCALE_TEXTS);
+/** The registry: every locale, the default included. */
+export const LOCALE_TEXTS: Readonly<Record<Locale, LocaleTexts>> = Object
+  .fromEntries(
+    LOCALES.map((id) => {
+      const { han_forms, ...words } = LOCALE_WORDS[id];
+      const entry: LocaleTexts = {
+        direction: "ltr",
+        page_size: "a4",
+        formats: "intl",
+        intl: id,
+        ...words,
+      };
+      if (han_forms !== "text") entry.text_language = id;
+      return [id, entry];
+    }),
+  ) as Record<Locale, LocaleTexts>;
+
+/** Whether `id` is a locale of the registry. */
+export function is_locale(id: string): id is Locale {
+  return Object.hasOwn(LOCALE_TEXTS, id);
+}
 
 /**
- * Texts of `locale`; `undefined` (no locale on the invoice) gives the
- * default English words. An unknown tag also falls back to English: the contract
- * rejects unknown locales, and a renderer never fails an invoice over one.
+ * The entry of `locale`; without one (an invoice without `locale`), the
+ * default's. The contract only lets through locales of the registry, so an
+ * unknown id is a programming error: it throws rather than printing in
+ * another language.
  */
 export function locale_texts(locale: string | undefined): LocaleTexts {
-  return (locale !== undefined ? LOCALE_TEXTS[locale] : undefined) ??
-    LOCALE_TEXTS["en-US"];
+  const id = locale ?? DEFAULT_LOCALE;
+  if (!is_locale(id)) throw new RangeError(`unknown locale: ${id}`);
+  return LOCALE_TEXTS[id];
 }
 
 /** Fills `{name}` placeholders: `fill("Page {page}", { page: "2" })`. */

@@ -17,6 +17,7 @@ import type { Invoice } from "../../contract/invoice_types.ts";
 import { create_document_with_fonts, INVOICE_FONT_FAMILY } from "./fonts.ts";
 import { mirror_pages, output_document } from "./jspdf_fence.ts";
 import { is_credit_note, type Layout, layout_state } from "./layout.ts";
+import { locale_texts } from "./locales.ts";
 import {
   document_id,
   marked_id,
@@ -84,8 +85,8 @@ const SECTIONS: readonly Section[] = [
  * an EPC QR code; notes; "Page X of Y" on every page. Sections and columns
  * appear only when the invoice has their data.
  *
- * With `locale`, labels are that locale's and numbers, money and dates are
- * formatted through `Intl`.
+ * Words, number and date formats and the direction are the locale's
+ * (`locales.ts`); an invoice without `locale` takes the default entry.
  *
  * Text is shown in Noto Sans; characters it cannot draw (see
  * `SUPPORTED_UNICODE_RANGES`) appear as "�".
@@ -103,14 +104,15 @@ export function render_invoice_pdf(
   invoice: Invoice,
   options: RenderPdfOptions = {},
 ): Uint8Array {
+  const texts = locale_texts(invoice.locale);
   const doc = create_document_with_fonts({
     unit: "pt",
     format: "a4",
     compress: true,
   }, {
-    locale: invoice.locale,
+    locale: texts.text_language,
     context: () => JSON.stringify(invoice),
-    ...(is_rtl_locale(invoice.locale) ? { mirrored: true } : {}),
+    mirrored: texts.direction === "rtl",
   });
   doc.setFont(INVOICE_FONT_FAMILY, "normal");
   doc.setLineHeightFactor(LINE_HEIGHT_FACTOR);
@@ -143,9 +145,4 @@ export function render_invoice_pdf(
 
   if (layout.mirrored) mirror_pages(doc);
   return output_document(doc);
-}
-
-/** Right-to-left locales (Arabic, Hebrew, Persian, Urdu): mirrored layout. */
-function is_rtl_locale(locale: string | undefined): boolean {
-  return locale !== undefined && /^(ar|he|fa|ur)(-|$)/i.test(locale);
 }

@@ -14,35 +14,21 @@ import {
   present,
   single_line,
 } from "../layout.ts";
-import {
-  draw_key_values,
-  type KeyValue,
-  label_column_width,
-} from "../key_values.ts";
+import { type KeyValue, label_column_width } from "../key_values.ts";
 import { draw_flowing_table, table_cell, table_row } from "../table.ts";
-import {
-  FACT_LABEL,
-  FACT_VALUE,
-  HEADER,
-  KEY_VALUES,
-  MARGINS,
-} from "../styles.ts";
+import { FACT_LABEL, FACT_VALUE, HEADER } from "../styles.ts";
 
-/** Draws the details from `top`; returns the y below them. */
+/**
+ * Draws the details from `top` as a two-column table (labels as wide as the
+ * widest needs, within bounds); details taller than the page continue on
+ * the next. Returns the y below them.
+ */
 export function draw_details(layout: Layout, top: number): number {
   const facts = detail_rows(layout);
   const width = layout.width * HEADER.left_share;
-  if (!layout.legacy) {
-    return draw_key_values(layout, facts, {
-      top,
-      offset: 0,
-      width,
-      label_width: label_column_width(layout, facts),
-    });
-  }
-  const label_width = KEY_VALUES.label_min;
+  const label_width = label_column_width(layout, facts);
   const context = layout.table;
-  const fact_rows = facts.map(([name, value]) =>
+  const rows = facts.map(([name, value]) =>
     table_row([
       table_cell(context, name, { width: label_width, style: FACT_LABEL }),
       table_cell(context, value, {
@@ -51,8 +37,8 @@ export function draw_details(layout: Layout, top: number): number {
       }),
     ])
   );
-  return draw_flowing_table(context, fact_rows, {
-    left: MARGINS.x,
+  return draw_flowing_table(context, rows, {
+    left: layout.x(0, width),
     top,
     split: "fill",
   });

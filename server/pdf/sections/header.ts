@@ -42,11 +42,7 @@ export function draw_header(layout: Layout): HeaderEnd {
 function draw_title(layout: Layout, baseline: number): void {
   const { invoice, labels, width } = layout;
   const title = (is_credit_note(invoice) ? labels.credit_note : labels.invoice)
-    .toLocaleUpperCase(invoice.locale ?? "en-US");
-  if (layout.legacy) {
-    draw_text(layout, title, { x: MARGINS.x, y: baseline, style: TEXT.title });
-    return;
-  }
+    .toLocaleUpperCase(layout.texts.intl);
   // Long titles ("FAKTURA KORYGUJĄCA") shrink rather than run into the
   // amount due.
   const natural = text_width(layout, title, TEXT.title);

@@ -91,7 +91,7 @@ function locality_line(layout: Layout, party: InvoiceParty): string {
   const zip = present(party.zip) ? single_line(party.zip) : "";
   const join = (parts: string[], separator: string): string =>
     parts.filter((v) => v !== "").join(separator);
-  if (layout.legacy || !layout.texts.zip_first) {
+  if (!layout.texts.zip_first) {
     return join([join([city, state], ", "), zip], " ");
   }
   return join([join([zip, city], " "), state], ", ");

@@ -13,6 +13,13 @@
  * @module
  */
 import type { Invoice } from "../../contract/invoice_types.ts";
+import {
+  CELL_PADDING,
+  ITEM_COLUMN_MIN,
+  MARGINS,
+  PAGE_SIZES,
+  SIZES,
+} from "./styles.ts";
 
 /** Most pages a document may have. */
 export const MAX_PAGES = 100;
@@ -29,14 +36,17 @@ export class PageLimitError extends Error {
   }
 }
 
-// The A4 layout of the renderer, each figure on the document's side: the
-// widest a description's text can be (page width less margins, the
-// narrowest numeric columns and the cell's right padding), the notes' full
-// width, the body size, the line and row heights and the page height less
-// its top and bottom margins.
-const DESCRIPTION_WIDTH = 595.28 - 2 * 56 - (44 + 70 + 84) - 10;
-const NOTES_WIDTH = 595.28 - 2 * 56;
-const FONT_SIZE = 9.5;
+// The A4 layout of the renderer (`styles.ts`), each figure on the
+// document's side: the widest a description's text can be (page width less
+// margins, the narrowest numeric columns and the cell's right padding), the
+// notes' full width, the body size, the line and row heights and the page
+// height less its top and bottom margins.
+const NOTES_WIDTH = PAGE_SIZES.a4.width - 2 * MARGINS.x;
+const DESCRIPTION_WIDTH = NOTES_WIDTH -
+  (ITEM_COLUMN_MIN.quantity + ITEM_COLUMN_MIN.unit_price +
+    ITEM_COLUMN_MIN.amount) -
+  CELL_PADDING.x;
+const FONT_SIZE = SIZES.body;
 const LINE_HEIGHT = 12.3;
 const ROW_PADDING = 12;
 const USABLE_HEIGHT = 714;

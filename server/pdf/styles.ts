@@ -45,6 +45,12 @@ export const LINE_HEIGHT_FACTOR = 1.3;
  */
 export const BASELINE_FACTOR = 0.85;
 
+/** Paper sizes (the layout prints A4). */
+export const PAGE_SIZES = {
+  a4: { width: 595.28, height: 841.89 },
+  letter: { width: 612, height: 792 },
+} as const;
+
 /** The page's margins. */
 export const MARGINS = {
   x: 56,
@@ -119,6 +125,15 @@ export const TAX_BREAKDOWN = {
   reason_gap: 2,
   /** The rule under the header: [line width, colour]. */
   head_rule: [0.5, COLORS.rule_strong],
+} as const;
+
+/** Least widths of the items table's numeric columns. */
+export const ITEM_COLUMN_MIN = {
+  quantity: 44,
+  unit: 40,
+  unit_price: 70,
+  tax_rate: 40,
+  amount: 84,
 } as const;
 
 /** Items table cell padding. */

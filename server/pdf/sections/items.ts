@@ -22,7 +22,13 @@ import {
 } from "../table.ts";
 import { MAX_PAGES, PageLimitError } from "../page_budget.ts";
 import { pdf_number } from "../pdf_syntax.ts";
-import { CELL_PADDING, ITEM_CELLS, ITEM_ROW_RULE, SIZES } from "../styles.ts";
+import {
+  CELL_PADDING,
+  ITEM_CELLS,
+  ITEM_COLUMN_MIN,
+  ITEM_ROW_RULE,
+  SIZES,
+} from "../styles.ts";
 import {
   total_rows,
   type TotalRow,
@@ -52,7 +58,7 @@ function item_columns(layout: Layout): ItemColumn[] {
     },
     {
       header: labels.quantity,
-      minimum: 44,
+      minimum: ITEM_COLUMN_MIN.quantity,
       numeric: true,
       cell: (item) => formats.quantity(item.quantity),
     },
@@ -60,7 +66,7 @@ function item_columns(layout: Layout): ItemColumn[] {
   if (invoice.items.some((item) => present(item.unit))) {
     columns.push({
       header: labels.unit,
-      minimum: 40,
+      minimum: ITEM_COLUMN_MIN.unit,
       numeric: true,
       cell: (item) =>
         present(item.unit) ? unit_name(texts, single_line(item.unit)) : "",
@@ -68,14 +74,14 @@ function item_columns(layout: Layout): ItemColumn[] {
   }
   columns.push({
     header: labels.unit_price,
-    minimum: 70,
+    minimum: ITEM_COLUMN_MIN.unit_price,
     numeric: true,
     cell: (item) => formats.price(item.rate),
   });
   if (invoice.has_tax === true) {
     columns.push({
       header: label(layout, "line_tax"),
-      minimum: 40,
+      minimum: ITEM_COLUMN_MIN.tax_rate,
       numeric: true,
       cell: (item) =>
         item.tax_rate !== undefined ? formats.percent(item.tax_rate) : "",
@@ -83,7 +89,7 @@ function item_columns(layout: Layout): ItemColumn[] {
   }
   columns.push({
     header: labels.amount,
-    minimum: 84,
+    minimum: ITEM_COLUMN_MIN.amount,
     numeric: true,
     cell: (item) => formats.amount(item.amount),
   });

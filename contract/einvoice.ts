@@ -47,6 +47,9 @@ export interface FormatCheckedInvoice {
   payment?: { iban?: string };
 }
 
+/** Name of the XML inside a Factur-X PDF; attachments may not take it. */
+export const FACTUR_X_XML_NAME = "factur-x.xml";
+
 /** Output formats; `pdf` is the plain PDF. */
 export const INVOICE_FORMATS = [
   "pdf",

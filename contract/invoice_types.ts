@@ -14,6 +14,12 @@ export type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
 /** Invoice (UNTDID 1001 code 380) or credit note (381). */
 export type DocumentType = "invoice" | "credit_note";
 
+/** An identifier with its optional scheme (ISO/IEC 6523 ICD or UNTDID 1153 code). */
+export interface SchemeIdentifier {
+  scheme?: string;
+  id: string;
+}
+
 /** A party on the invoice (sender or billed party). */
 export interface InvoiceParty {
   name: string;
@@ -36,16 +42,82 @@ export interface InvoiceParty {
   contact_name?: string;
   /** Where the party receives e-invoices: CEF EAS scheme and id (BT-34 / BT-49). */
   electronic_address?: { scheme: string; id: string };
+  /** Trading name (BT-28 / BT-45). */
+  trading_name?: string;
+  /** Party identifiers (seller BT-29, buyer BT-46). */
+  identifiers?: SchemeIdentifier[];
+  /** The seller's local tax number (BT-32). */
+  tax_number?: string;
+  /** The seller's additional legal information (BT-33). */
+  legal_info?: string;
+}
+
+/** An address of a further party: the forms of a party's address, normalized. */
+export interface InvoiceAddress {
+  /** The address as sent when it was one line. */
+  address?: string;
+  /** Every address line, in order. */
+  address_lines?: string[];
+  city?: string;
+  zip?: string;
+  state?: string;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string;
+}
+
+/** Where goods or services are delivered (BG-13, BG-15). */
+export interface DeliverTo extends InvoiceAddress {
+  /** BT-70 */
+  name?: string;
+  /** BT-71 */
+  location_id?: SchemeIdentifier;
+}
+
+/** The party paid when it is not the seller (BG-10). */
+export interface Payee {
+  /** BT-59 */
+  name: string;
+  /** BT-60 */
+  identifier?: SchemeIdentifier;
+  /** BT-61 */
+  company_id?: string;
+}
+
+/** The seller's tax representative (BG-11, address BG-12). */
+export interface TaxRepresentative extends InvoiceAddress {
+  /** BT-62 */
+  name: string;
+  /** BT-63, as sent. */
+  vat_id: string;
+}
+
+/** A discount (BG-27) or charge (BG-28) of one line. */
+export interface LineAllowanceCharge {
+  /** BT-139 / BT-144 */
+  description: string;
+  /** Two decimals; computed for a percent one (BT-136 / BT-141). */
+  amount: string;
+  /** BT-138 / BT-143, when given as a percent. */
+  percent?: string;
+  /** quantity × rate ÷ base quantity, two decimals, for a percent (BT-137 / BT-142). */
+  base_amount?: string;
+  /** UNTDID 5189 / 7161 (BT-140 / BT-145). */
+  reason_code?: string;
 }
 
 /** One validated line item. */
 export interface InvoiceLineItem {
+  /** The item name (BT-153). */
   description: string;
-  /** Integer > 0. */
+  /** Greater than 0, at most four decimals (BT-129). */
   quantity: number;
-  /** Price per unit as a plain decimal string, e.g. "1250.5", "0.125", "-20". */
+  /** Net price per unit (per `base_quantity` units) as a plain decimal string, e.g. "1250.5", "-20" (BT-146). */
   rate: string;
-  /** quantity × rate rounded to cents, always two decimals (BT-131). */
+  /**
+   * The line total, always two decimals (BT-131): quantity × rate ÷ base
+   * quantity − line discounts + line charges, as sent (within one minor unit
+   * of the exact value).
+   */
   amount: string;
   /** UN/ECE Recommendation 20 unit code, e.g. "HUR" (BT-130). */
   unit?: string;
@@ -57,6 +129,36 @@ export interface InvoiceLineItem {
   item_id?: string;
   /** The buyer's item identifier (BT-156). */
   buyer_item_id?: string;
+  /** Units the rate is for (BT-149), when not 1. */
+  base_quantity?: number;
+  /** Price before the price discount, plain decimal (BT-148). */
+  gross_rate?: string;
+  /** gross_rate − |rate|, plain decimal (BT-147); with `gross_rate`. */
+  price_discount?: string;
+  /** BG-27 */
+  discounts?: LineAllowanceCharge[];
+  /** BG-28 */
+  charges?: LineAllowanceCharge[];
+  /** BT-154 */
+  item_description?: string;
+  /** BT-127 */
+  note?: string;
+  /** BG-26: first and last day, YYYY-MM-DD. */
+  period?: { start: string; end: string };
+  /** BT-132 */
+  order_line_reference?: string;
+  /** BT-133 */
+  accounting_reference?: string;
+  /** BT-128 (scheme: UNTDID 1153). */
+  object_id?: SchemeIdentifier;
+  /** BT-157 (scheme: ISO/IEC 6523 ICD, e.g. 0160 GTIN). */
+  standard_id?: { scheme: string; id: string };
+  /** BT-158 (scheme: UNTDID 7143). */
+  classifications?: { scheme: string; code: string; version?: string }[];
+  /** BT-159 */
+  origin_country?: string;
+  /** BG-32 */
+  attributes?: { name: string; value: string }[];
 }
 
 /** A document-level discount (BG-20) or charge (BG-21). */
@@ -66,8 +168,10 @@ export interface AllowanceCharge {
   amount: string;
   /** The percent, when given as one (of `base_amount`). */
   percent?: string;
-  /** The line subtotal a percent applies to, two decimals. */
+  /** The amount a percent applies to, two decimals (BT-93 / BT-100). */
   base_amount?: string;
+  /** UNTDID 5189 / 7161 (BT-98 / BT-105). */
+  reason_code?: string;
   tax_category?: TaxCategory;
   tax_rate?: string;
 }
@@ -82,6 +186,8 @@ export interface TaxBreakdownRow {
   tax_amount: string;
   /** For E, AE, K, G and O groups (BT-120). */
   exemption_reason?: string;
+  /** VATEX code for E, AE, K, G and O groups (BT-121). */
+  exemption_reason_code?: string;
 }
 
 /** Payment instructions (BG-16, BG-17). */
@@ -97,6 +203,57 @@ export interface PaymentDetails {
   reference?: string;
   /** An https URL of a payment page. */
   link?: string;
+  /** UNTDID 4461 (BT-81), as sent; the e-invoice writers infer it when absent. */
+  means_code?: string;
+  /** An account number that is not an IBAN (BT-84). */
+  account_id?: string;
+  /** More credit-transfer accounts (BG-17). */
+  additional_accounts?: {
+    iban?: string;
+    account_id?: string;
+    bic?: string;
+    account_name?: string;
+  }[];
+  /** BG-18: last digits (BT-87) and holder (BT-88). */
+  card?: { last4: string; holder?: string };
+  /** BG-19: mandate (BT-89), creditor id (BT-90), debited IBAN (BT-91). */
+  direct_debit?: {
+    mandate_reference: string;
+    creditor_id: string;
+    debtor_iban: string;
+  };
+  /** Early-payment discounts, computed. */
+  discount_terms?: DiscountTerm[];
+}
+
+/** An early-payment discount: pay by `date` and deduct `amount`. */
+export interface DiscountTerm {
+  /** Days after the invoice date. */
+  days: number;
+  /** The last day the discount applies, YYYY-MM-DD (invoice date + days). */
+  date: string;
+  /** Percent, two decimals, e.g. "2.00". */
+  percent: string;
+  /** What the percent is of, two decimals (given, else the amount due). */
+  base_amount: string;
+  /** The discount, two decimals: base × percent ÷ 100, rounded half away from zero. */
+  amount: string;
+}
+
+/** A supporting document (BG-24). */
+export interface InvoiceAttachment {
+  /** BT-122 */
+  id: string;
+  /** BT-123 */
+  description?: string;
+  /** BT-125-2 */
+  filename: string;
+  /** BT-125-1 */
+  mime_type: string;
+  /** The file, base64 without whitespace (BT-125). */
+  data: string;
+  /** Decoded size in bytes. */
+  size: number;
 }
 
 /** A validated logo image. */
@@ -150,7 +307,7 @@ export interface Invoice {
   tax_total?: string;
   /** BT-113 */
   amount_paid?: string;
-  /** Total − amount paid (BT-115). */
+  /** Total − amount paid + rounding amount (BT-115); negative when more was paid (a credit). */
   amount_due: string;
   /** BT-13 */
   purchase_order?: string;
@@ -164,4 +321,40 @@ export interface Invoice {
   delivery_date?: string;
   /** Invoicing period (BG-14): first and last day, YYYY-MM-DD. */
   billing_period?: { start: string; end: string };
+  /** BT-114: added to total − amount paid, two decimals. */
+  rounding_amount?: string;
+  /** BT-6 */
+  tax_currency?: string;
+  /** BT-111, two decimals. */
+  tax_total_in_tax_currency?: string;
+  /** BT-12 */
+  contract_reference?: string;
+  /** BT-11 */
+  project_reference?: string;
+  /** BT-14 */
+  sales_order_reference?: string;
+  /** BT-15 */
+  receiving_advice_reference?: string;
+  /** BT-16 */
+  despatch_advice_reference?: string;
+  /** BT-17 */
+  tender_reference?: string;
+  /** BT-18 (scheme: UNTDID 1153). */
+  invoiced_object?: SchemeIdentifier;
+  /** BT-19 */
+  accounting_reference?: string;
+  /** BG-3 besides `preceding_invoice_number`: number (BT-25) and date (BT-26). */
+  preceding_invoices?: { number: string; date?: string }[];
+  /** BT-7, YYYY-MM-DD. */
+  tax_point_date?: string;
+  /** More notes (BT-21 subject code, BT-22 text), after `notes`. */
+  additional_notes?: { subject_code?: string; text: string }[];
+  /** BG-13 / BG-15 */
+  deliver_to?: DeliverTo;
+  /** BG-10 */
+  payee?: Payee;
+  /** BG-11 */
+  tax_representative?: TaxRepresentative;
+  /** BG-24 */
+  attachments?: InvoiceAttachment[];
 }

@@ -97,7 +97,16 @@ export function format_cents(cents: bigint): string {
 
 /** Formats a number as the plain decimal string of its shortest form (no exponent). */
 export function format_decimal(value: number): string {
-  const { units, scale } = decimal_from_number(value);
+  return decimal_to_string(decimal_from_number(value));
+}
+
+/** A decimal as a plain string without trailing fraction zeros, e.g. "12.5". */
+export function decimal_to_string(value: Decimal): string {
+  let { units, scale } = value;
+  while (scale > 0 && units % 10n === 0n) {
+    units /= 10n;
+    scale -= 1;
+  }
   if (scale === 0) return units.toString();
   const negative = units < 0n;
   const digits = (negative ? -units : units).toString().padStart(
@@ -107,4 +116,14 @@ export function format_decimal(value: number): string {
   const whole = digits.slice(0, digits.length - scale);
   const fraction = digits.slice(digits.length - scale);
   return `${negative ? "-" : ""}${whole}.${fraction}`;
+}
+
+/** `a − b`, exact. */
+export function subtract_decimals(a: Decimal, b: Decimal): Decimal {
+  const scale = Math.max(a.scale, b.scale);
+  return {
+    units: a.units * 10n ** BigInt(scale - a.scale) -
+      b.units * 10n ** BigInt(scale - b.scale),
+    scale,
+  };
 }

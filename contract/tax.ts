@@ -5,6 +5,7 @@
  */
 import { type Decimal, decimal_from_number } from "./money.ts";
 import type { TaxCategory } from "./invoice_types.ts";
+import { COUNTRY_CODES } from "./einvoice_codes.ts";
 
 /** Categories whose rate is always 0 and which need an exemption reason. */
 export const EXEMPT_CATEGORIES: readonly TaxCategory[] = [
@@ -90,4 +91,21 @@ export function format_rate(rate: Decimal): string {
 /** Key of a (category, rate) group. */
 export function group_key(tax: ResolvedTax): string {
   return `${tax.category}:${format_rate(tax.rate)}`;
+}
+
+const VAT_SEPARATORS = /[\s.\-]+/g;
+const VAT_SHAPE = /^[A-Z]{2}[0-9A-Z+*]{2,}$/;
+
+/**
+ * The VAT identifier in `tax_id`, compacted (`"DE 123 456 789"` →
+ * `"DE123456789"`), or undefined when it is none: after removing spaces,
+ * dots and dashes it must start with a country code (or EL, Greece's VAT
+ * prefix) followed by letters, digits, + or * (BR-CO-09). Tax numbers such
+ * as `12/345/67890` are not VAT identifiers.
+ */
+export function vat_identifier(tax_id: string): string | undefined {
+  const compact = tax_id.replace(VAT_SEPARATORS, "").toUpperCase();
+  if (!VAT_SHAPE.test(compact)) return undefined;
+  const prefix = compact.slice(0, 2);
+  return prefix === "EL" || COUNTRY_CODES.has(prefix) ? compact : undefined;
 }

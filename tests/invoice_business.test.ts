@@ -95,7 +95,7 @@ Deno.test("a seed-style invoice has no tax and normalizes as before", () => {
   assertEquals(invoice.sender.address_lines, ["Hauptstraße 1"]);
 });
 
-Deno.test("German VAT: two rates, a percent discount and shipping, tax rounded once per group", () => {
+Deno.test("German VAT: two rates, a percent discount of its rate's lines and shipping, tax rounded once per group", () => {
   const invoice = parse({
     ...base(),
     tax_rate: 19,
@@ -114,33 +114,34 @@ Deno.test("German VAT: two rates, a percent discount and shipping, tax rounded o
     charges: [{ description: "Versand", amount: 4.9 }],
     amount_paid: 50,
   });
-  // Subtotal 110.05; 10 % of it is 11.005 → 11.01 (half away from zero).
+  // The discount at 19 % is 10 % of the 19 % lines (100.00), not of the
+  // subtotal 110.05.
   assertEquals(invoice.subtotal, "110.05");
   assertEquals(invoice.discounts?.[0], {
     description: "Treuerabatt",
-    amount: "11.01",
+    amount: "10.00",
     percent: "10",
-    base_amount: "110.05",
+    base_amount: "100.00",
     tax_category: "S",
     tax_rate: "19",
   });
   assertEquals(invoice.charges?.[0].tax_rate, "19");
-  // S 19 %: 99.99 + 0.01 − 11.01 + 4.90 = 93.89 → 17.8391 → 17.84.
+  // S 19 %: 99.99 + 0.01 − 10.00 + 4.90 = 94.90 → 18.031 → 18.03.
   // S 7 %: 10.05 → 0.7035 → 0.70.
   assertEquals(invoice.tax_breakdown, [
     {
       category: "S",
       rate: "19",
-      taxable_amount: "93.89",
-      tax_amount: "17.84",
+      taxable_amount: "94.90",
+      tax_amount: "18.03",
     },
     { category: "S", rate: "7", taxable_amount: "10.05", tax_amount: "0.70" },
   ]);
-  assertEquals(invoice.total_without_tax, "103.94");
-  assertEquals(invoice.tax_total, "18.54");
-  assertEquals(invoice.total, "122.48");
+  assertEquals(invoice.total_without_tax, "104.95");
+  assertEquals(invoice.tax_total, "18.73");
+  assertEquals(invoice.total, "123.68");
   assertEquals(invoice.amount_paid, "50.00");
-  assertEquals(invoice.amount_due, "72.48");
+  assertEquals(invoice.amount_due, "73.68");
   assertEquals(invoice.items.map((item) => item.tax_rate), ["19", "19", "7"]);
 });
 

@@ -352,14 +352,11 @@ Deno.test("rule discount too large: per tax group, without tax on the whole, nam
   );
 });
 
-Deno.test("rule amount_paid: above the total is refused, equal leaves 0.00 due", () => {
-  expect_problem(
-    { ...base(), tax_rate: 19, amount_paid: 1487.39 },
-    "amount_paid",
-    /more than the total \(1487\.38\)/,
-  );
+Deno.test("rule amount_paid: equal leaves 0.00 due, more leaves a negative amount due (a credit)", () => {
   const paid = parse({ ...base(), tax_rate: 19, amount_paid: 1487.38 });
   assertEquals([paid.amount_paid, paid.amount_due], ["1487.38", "0.00"]);
+  const overpaid = parse({ ...base(), tax_rate: 19, amount_paid: 1500 });
+  assertEquals([overpaid.total, overpaid.amount_due], ["1487.38", "-12.62"]);
   expect_problem({ ...base(), amount_paid: -1 }, "amount_paid", /negative/);
   expect_problem(
     { ...base(), amount_paid: 1.001 },
@@ -660,6 +657,30 @@ Deno.test("rule default categories: a rate above 0 is S, a rate of 0 is Z, an it
   assertEquals(plain.items[0].tax_category, undefined);
 });
 
+Deno.test("zero-amount discounts and charges are accepted, negative ones refused", () => {
+  const invoice = parse({
+    ...base(),
+    tax_rate: 19,
+    discounts: [{ description: "Rabatt", amount: 0 }, {
+      description: "Aktion",
+      percent: 0,
+    }],
+    charges: [{ description: "Versand", amount: 0, reason_code: "FC" }],
+  });
+  assertEquals(invoice.discounts?.map((entry) => entry.amount), [
+    "0.00",
+    "0.00",
+  ]);
+  assertEquals(invoice.charges?.[0].amount, "0.00");
+  assertEquals(invoice.charges?.[0].reason_code, "FC");
+  assertEquals(invoice.total, "1487.38");
+  expect_problem(
+    { ...base(), discounts: [{ description: "D", amount: -1 }] },
+    "discounts[0].amount",
+    /negative/,
+  );
+});
+
 Deno.test("rule field shapes: amount or percent (not both, not neither), country codes, unit codes, phone", () => {
   expect_problem(
     { ...base(), discounts: [{ description: "Both", amount: 1, percent: 5 }] },
@@ -748,8 +769,8 @@ function bad_bodies(): [string, Body, string][] {
       discounts: [{ description: "D", amount: 2000 }],
     }, "discounts[0].amount"],
     [
-      "amount_paid above total",
-      { ...base(), amount_paid: 5000 },
+      "negative amount_paid",
+      { ...base(), amount_paid: -5 },
       "amount_paid",
     ],
     [

@@ -191,16 +191,16 @@ Deno.test("items must have 1 to 1000 elements", () => {
   );
 });
 
-Deno.test("quantity must be an integer greater than 0, never a string", () => {
+Deno.test("quantity must be a number greater than 0 with at most 4 decimals, never a string", () => {
   expect_rejected(
     with_changes((b) => item(b, 0).quantity = "2"),
     "items[0].quantity",
     /must be a number, got a string/,
   );
   expect_rejected(
-    with_changes((b) => item(b, 0).quantity = 1.5),
+    with_changes((b) => item(b, 0).quantity = 1.23456),
     "items[0].quantity",
-    /whole number/,
+    /at most 4 decimals/,
   );
   expect_rejected(
     with_changes((b) => item(b, 0).quantity = 0),
@@ -212,6 +212,18 @@ Deno.test("quantity must be an integer greater than 0, never a string", () => {
     "items[0].quantity",
     /greater than 0/,
   );
+  // 1.5 hours at 1250.50 and 0.0001 units at 1,000,000 are accepted.
+  const parsed = InvoiceRequestSchema.parse(with_changes((b) => {
+    item(b, 0).quantity = 1.5;
+    item(b, 0).amount = 1875.75;
+    item(b, 1).quantity = 0.0001;
+    item(b, 1).rate = 1_000_000;
+    item(b, 1).amount = 100;
+  }));
+  assertEquals(parsed.items[0].quantity, 1.5);
+  assertEquals(parsed.items[0].amount, "1875.75");
+  assertEquals(parsed.items[1].quantity, 0.0001);
+  assertEquals(parsed.total, "1976.13");
 });
 
 Deno.test("rate and amount must be finite numbers", () => {
@@ -232,18 +244,29 @@ Deno.test("rate and amount must be finite numbers", () => {
   );
 });
 
-Deno.test("amount must equal quantity × rate rounded to cents, naming the item", () => {
+Deno.test("amount must be within one cent of quantity × rate, naming the item and the expected value", () => {
+  // 3 × 0.125 = 0.375: 0.37 and 0.38 are both within a cent; 0.36 is not.
   expect_rejected(
-    with_changes((b) => item(b, 2).amount = 0.37),
+    with_changes((b) => item(b, 2).amount = 0.36),
     "items[2].amount",
-    /must equal quantity × rate = 0\.38 \(got 0\.37\)/,
+    /must equal quantity × rate = 0\.38 \(got 0\.36\)/,
   );
-  // More than two decimals never equals a cent amount.
+  expect_rejected(
+    with_changes((b) => item(b, 2).amount = 0.39),
+    "items[2].amount",
+    /= 0\.38 \(got 0\.39\)/,
+  );
+  // More than two decimals is never a line total.
   expect_rejected(
     with_changes((b) => item(b, 2).amount = 0.375),
     "items[2].amount",
     /= 0\.38/,
   );
+  const rounded_down = InvoiceRequestSchema.parse(
+    with_changes((b) => item(b, 2).amount = 0.37),
+  );
+  assertEquals(rounded_down.items[2].amount, "0.37");
+  assertEquals(rounded_down.subtotal, "3301.37");
   // Half away from zero for negative rates (discounts).
   const parsed = InvoiceRequestSchema.parse(with_changes((b) => {
     b.items = [{

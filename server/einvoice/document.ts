@@ -10,7 +10,10 @@
  *
  * @module
  */
-import type { InvoiceFormat } from "../../contract/einvoice.ts";
+import {
+  FACTUR_X_XML_NAME,
+  type InvoiceFormat,
+} from "../../contract/einvoice.ts";
 import type { Invoice } from "../../contract/invoice_types.ts";
 import {
   PREVIEW_MARK,
@@ -52,7 +55,7 @@ export interface RenderedDocument {
 }
 
 /** Name of the XML inside a Factur-X PDF. */
-export const FACTUR_X_FILE_NAME = "factur-x.xml";
+export const FACTUR_X_FILE_NAME = FACTUR_X_XML_NAME;
 
 /** The XML of an XML format (and of the XML inside Factur-X). */
 export function invoice_xml(

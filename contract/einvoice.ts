@@ -12,6 +12,11 @@
 import { z } from "zod";
 import { issue_check, type IssueSink } from "./zod_checks.ts";
 import { REC20_UNIT_CODES } from "./rec20_units.ts";
+import {
+  PEPPOL_EAS_CODES,
+  XRECHNUNG_ONLY_MIME_TYPE,
+} from "./einvoice_codes.ts";
+import { vat_identifier } from "./tax.ts";
 /** UNTDID 5305 VAT category codes used by EN 16931. */
 type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
 
@@ -26,6 +31,9 @@ interface PartyFields {
   phone?: string;
   contact_name?: string;
   electronic_address?: { scheme: string; id: string };
+  identifiers?: { scheme?: string; id: string }[];
+  tax_number?: string;
+  company_id_scheme?: string;
 }
 
 /**
@@ -44,7 +52,19 @@ export interface FormatCheckedInvoice {
   billing_period?: { start: string; end: string };
   buyer_reference?: string;
   purchase_order?: string;
-  payment?: { iban?: string };
+  payment_terms?: string;
+  payment?: {
+    iban?: string;
+    account_id?: string;
+    means_code?: string;
+    card?: unknown;
+    direct_debit?: { creditor_id?: string; debtor_iban?: string };
+    additional_accounts?: unknown[];
+  };
+  deliver_to?: { city?: string; zip?: string };
+  tax_representative?: { vat_id: string };
+  payee?: { identifier?: { scheme?: string; id: string } };
+  attachments?: { mime_type?: string }[];
 }
 
 /** Name of the XML inside a Factur-X PDF; attachments may not take it. */
@@ -208,16 +228,21 @@ export const ElectronicAddressSchema = z.strictObject({
   id: "ElectronicAddress",
 });
 
+/** Why `id` is not an identifier of `scheme` with valid check digits, if it is not. */
+function checked_id_problem(scheme: string, id: string): string | undefined {
+  return scheme === "0088" && !is_gln(id)
+    ? "must be a GLN: 13 digits with a valid check digit (scheme 0088)"
+    : scheme === "0208" && !is_belgian_enterprise_number(id)
+    ? "must be a Belgian enterprise number: 10 digits, the last two a mod-97 check (scheme 0208)"
+    : undefined;
+}
+
 function check_electronic_address(
   address: { scheme: string; id: string },
   sink: IssueSink,
 ): void {
   // Check digits that Peppol verifies (PEPPOL-COMMON-R040, -R043).
-  const problem = address.scheme === "0088" && !is_gln(address.id)
-    ? "must be a GLN: 13 digits with a valid check digit (scheme 0088)"
-    : address.scheme === "0208" && !is_belgian_enterprise_number(address.id)
-    ? "must be a Belgian enterprise number: 10 digits, the last two a mod-97 check (scheme 0208)"
-    : undefined;
+  const problem = checked_id_problem(address.scheme, address.id);
   if (problem) sink.addIssue({ path: ["id"], message: problem });
 }
 
@@ -240,8 +265,6 @@ export interface FormatProblem {
   path: (string | number)[];
   message: string;
 }
-
-const VAT_ID = /^[A-Z]{2}[0-9A-Za-z+*.]{2,}$/;
 
 function categories_of(invoice: FormatCheckedInvoice): Set<TaxCategory> {
   const out = new Set<TaxCategory>();
@@ -316,44 +339,7 @@ export function format_problems(
         `O (not subject to VAT) cannot be combined with other categories in ${format} (BR-O-11)`,
     });
   }
-  const taxed = [...categories].filter((c) => c !== "O");
-  if (blank(sender.tax_id)) {
-    if (taxed.length > 0) {
-      need(
-        ["sender", "tax_id"],
-        "BT-31",
-        `: lines in category ${
-          taxed.join(", ")
-        } need the seller's VAT identifier`,
-      );
-    } else if (blank(sender.company_id)) {
-      need(["sender", "tax_id"], "BT-31", ", or sender.company_id (BT-30)");
-    }
-  } else if (
-    ["AE", "K", "G"].some((c) => categories.has(c as TaxCategory)) &&
-    !VAT_ID.test(sender.tax_id!)
-  ) {
-    problems.push({
-      path: ["sender", "tax_id"],
-      message:
-        `must be a VAT identifier starting with its country code for ${format} (BT-31)`,
-    });
-  }
-  if (categories.has("AE") || categories.has("K")) {
-    if (blank(bill_to.tax_id)) {
-      need(
-        ["bill_to", "tax_id"],
-        "BT-48",
-        ": reverse charge and intra-community supply need the buyer's VAT identifier",
-      );
-    } else if (!VAT_ID.test(bill_to.tax_id!)) {
-      problems.push({
-        path: ["bill_to", "tax_id"],
-        message:
-          `must be a VAT identifier starting with its country code for ${format} (BT-48)`,
-      });
-    }
-  }
+  seller_tax_problems(invoice, format, categories, problems);
   if (
     categories.has("K") && invoice.delivery_date === undefined &&
     invoice.billing_period === undefined
@@ -364,6 +350,13 @@ export function format_problems(
       ", or billing_period (BG-14): intra-community supplies state when they were delivered",
     );
   }
+  if ((bill_to.identifiers ?? []).length > 1) {
+    problems.push({
+      path: ["bill_to", "identifiers"],
+      message: `must have at most one entry for ${format} (BT-46)`,
+    });
+  }
+  payment_problems(invoice, format, problems);
 
   const xrechnung = format === "xrechnung-cii" || format === "xrechnung-ubl";
   if (xrechnung || format === "ubl") {
@@ -374,29 +367,287 @@ export function format_problems(
       need(["bill_to", "electronic_address"], "BT-49");
     }
   }
-  if (
-    format === "ubl" && blank(invoice.buyer_reference) &&
-    blank(invoice.purchase_order)
-  ) {
-    need(["buyer_reference"], "BT-10", ", or purchase_order (BT-13)");
+  if (format === "ubl") peppol_problems(invoice, problems);
+  // Peppol applies XRechnung's rules between German parties (DE-R-*).
+  const german_peppol = format === "ubl" && sender.country === "DE" &&
+    bill_to.country === "DE";
+  if (!xrechnung) {
+    (invoice.attachments ?? []).forEach((attachment, index) => {
+      if (attachment.mime_type === XRECHNUNG_ONLY_MIME_TYPE) {
+        problems.push({
+          path: ["attachments", index, "mime_type"],
+          message:
+            `must not be ${XRECHNUNG_ONLY_MIME_TYPE} for ${format}: only XRechnung accepts XML attachments (BR-CL-24)`,
+        });
+      }
+    });
   }
-  if (xrechnung) {
-    if (blank(invoice.buyer_reference)) {
-      need(["buyer_reference"], "BT-10", ": the Leitweg-ID of public buyers");
-    }
-    if (blank(sender.contact_name)) need(["sender", "contact_name"], "BT-41");
-    if (blank(sender.phone)) need(["sender", "phone"], "BT-42");
-    if (blank(sender.city)) need(["sender", "city"], "BT-37");
-    if (blank(sender.zip)) need(["sender", "zip"], "BT-38");
-    if (blank(bill_to.city)) need(["bill_to", "city"], "BT-52");
-    if (blank(bill_to.zip)) need(["bill_to", "zip"], "BT-53");
-    if (blank(invoice.payment?.iban)) {
-      need(
-        ["payment", "iban"],
-        "BT-84",
-        ": XRechnung requires payment instructions (BG-16)",
-      );
-    }
+  if (xrechnung || german_peppol) {
+    xrechnung_problems(invoice, format, need, problems);
   }
   return problems;
+}
+
+/**
+ * Who the seller is for tax (BR-CO-26, BR-S-02 … BR-G-02, BR-O-02): taxed
+ * lines need the seller's VAT id, tax number or tax representative; reverse
+ * charge, intra-community supply and export a VAT id; "not subject to VAT"
+ * none, but an identifier or legal registration number.
+ */
+function seller_tax_problems(
+  invoice: FormatCheckedInvoice,
+  format: InvoiceFormat,
+  categories: Set<TaxCategory>,
+  problems: FormatProblem[],
+): void {
+  const { sender, bill_to } = invoice;
+  const need = (path: string[], message: string) =>
+    problems.push({ path, message: `is required for ${format} ${message}` });
+  const must_be_vat = (path: string[], term: string) =>
+    problems.push({
+      path,
+      message:
+        `must be a VAT identifier starting with its country code for ${format} (${term})`,
+    });
+  const seller_vat = !blank(sender.tax_id) && vat_identifier(sender.tax_id!);
+  const representative = invoice.tax_representative !== undefined;
+  const identified = !blank(sender.company_id) ||
+    (sender.identifiers ?? []).length > 0;
+  if (categories.has("O")) {
+    // O with other categories is refused as such (BR-O-11).
+    if (categories.size > 1) return;
+    if (representative) {
+      problems.push({
+        path: ["tax_representative"],
+        message:
+          `must not be given for ${format} when a line is not subject to VAT (O) (BR-O-02)`,
+      });
+    }
+    if (!identified) {
+      need(
+        ["sender", "company_id"],
+        "(BT-30), or sender.identifiers (BT-29): invoices not subject to VAT carry no VAT identifier, so another seller identifier (BR-CO-26)",
+      );
+    }
+    return;
+  }
+  const vat_needed = (["AE", "K", "G"] as TaxCategory[]).filter((c) =>
+    categories.has(c)
+  );
+  const taxed = [...categories];
+  const vat_message = (list: TaxCategory[], alternatives: string) =>
+    `(BT-31): lines in category ${
+      list.join(", ")
+    } need the seller's VAT identifier${alternatives}`;
+  let flagged = true;
+  if (
+    taxed.length > 0 && blank(sender.tax_id) && blank(sender.tax_number) &&
+    !representative
+  ) {
+    need(
+      ["sender", "tax_id"],
+      vat_message(
+        taxed,
+        vat_needed.length > 0 ? "" : " (or sender.tax_number, BT-32)",
+      ),
+    );
+  } else if (vat_needed.length > 0 && !seller_vat && !representative) {
+    if (blank(sender.tax_id)) {
+      need(["sender", "tax_id"], vat_message(vat_needed, ""));
+    } else must_be_vat(["sender", "tax_id"], "BT-31");
+  } else if (taxed.length === 0 && blank(sender.tax_id) && !identified) {
+    need(["sender", "tax_id"], "(BT-31), or sender.company_id (BT-30)");
+  } else flagged = false;
+  if (!flagged && !seller_vat && !identified) {
+    need(
+      ["sender", "company_id"],
+      "(BT-30), or sender.identifiers (BT-29), or a VAT identifier in sender.tax_id (BT-31): the seller must be identified (BR-CO-26)",
+    );
+  }
+  if (categories.has("AE") || categories.has("K")) {
+    if (blank(bill_to.tax_id)) {
+      need(
+        ["bill_to", "tax_id"],
+        "(BT-48): reverse charge and intra-community supply need the buyer's VAT identifier",
+      );
+    } else if (!vat_identifier(bill_to.tax_id!)) {
+      must_be_vat(["bill_to", "tax_id"], "BT-48");
+    }
+  }
+}
+
+const CREDIT_TRANSFER_CODES = ["30", "58"];
+const CARD_CODES = ["48", "54", "55"];
+const DIRECT_DEBIT_CODES = ["49", "59"];
+
+/** A payment means code needs what it names (BR-61, BR-DE-23 … BR-DE-25). */
+function payment_problems(
+  invoice: FormatCheckedInvoice,
+  format: InvoiceFormat,
+  problems: FormatProblem[],
+): void {
+  const payment = invoice.payment;
+  const code = payment?.means_code;
+  if (payment === undefined || code === undefined) return;
+  const missing = CREDIT_TRANSFER_CODES.includes(code) &&
+      payment.iban === undefined && payment.account_id === undefined
+    ? ["payment.iban or payment.account_id", "BT-84"]
+    : CARD_CODES.includes(code) && payment.card === undefined
+    ? ["payment.card", "BG-18"]
+    : DIRECT_DEBIT_CODES.includes(code) && payment.direct_debit === undefined
+    ? ["payment.direct_debit", "BG-19"]
+    : undefined;
+  if (missing) {
+    problems.push({
+      path: ["payment", "means_code"],
+      message: `is ${code}, which needs ${missing[0]} for ${format} (${
+        missing[1]
+      })`,
+    });
+  }
+}
+
+/** Peppol BIS Billing 3.0 rules on our fields. */
+function peppol_problems(
+  invoice: FormatCheckedInvoice,
+  problems: FormatProblem[],
+): void {
+  if (blank(invoice.buyer_reference) && blank(invoice.purchase_order)) {
+    problems.push({
+      path: ["buyer_reference"],
+      message: "is required for ubl (BT-10), or purchase_order (BT-13)",
+    });
+  }
+  const identifiers: [(string | number)[], { scheme?: string; id: string }][] =
+    [
+      ...(["sender", "bill_to"] as const).flatMap((party) =>
+        (invoice[party].identifiers ?? []).map((id, index) =>
+          [[party, "identifiers", index, "id"], id] as [
+            (string | number)[],
+            { scheme?: string; id: string },
+          ]
+        )
+      ),
+      ...(invoice.payee?.identifier
+        ? [[["payee", "identifier", "id"], invoice.payee.identifier] as [
+          (string | number)[],
+          { scheme?: string; id: string },
+        ]]
+        : []),
+    ];
+  for (const [path, identifier] of identifiers) {
+    const problem = identifier.scheme === undefined
+      ? undefined
+      : checked_id_problem(identifier.scheme, identifier.id);
+    if (problem) {
+      problems.push({
+        path,
+        message: `${problem} for ubl (PEPPOL-COMMON-R040, R043)`,
+      });
+    }
+  }
+  const { sender } = invoice;
+  if (
+    sender.country === "DK" && !blank(sender.company_id) &&
+    sender.company_id_scheme !== "0184"
+  ) {
+    problems.push({
+      path: ["sender", "company_id_scheme"],
+      message:
+        "must be 0184 (Danish CVR number) for ubl when the seller is Danish (DK-R-014)",
+    });
+  }
+  for (const party of ["sender", "bill_to"] as const) {
+    const address = invoice[party].electronic_address;
+    if (address !== undefined && !PEPPOL_EAS_CODES.has(address.scheme)) {
+      problems.push({
+        path: [party, "electronic_address", "scheme"],
+        message: `must be a scheme Peppol accepts for ubl (BT-${
+          party === "sender" ? 34 : 49
+        }, PEPPOL-EN16931-CL008), e.g. 0088 (GLN), 0192, 9930 (German VAT id); not ${address.scheme}`,
+      });
+    }
+  }
+}
+
+const SKONTO_LINE =
+  /^#SKONTO#TAGE=[0-9]+#PROZENT=[0-9]+\.[0-9]{2}(#BASISBETRAG=-?[0-9]+\.[0-9]{2})?#$/;
+
+/** XRechnung's own rules (BR-DE-*) on our fields. */
+function xrechnung_problems(
+  invoice: FormatCheckedInvoice,
+  format: InvoiceFormat,
+  need: (path: (string | number)[], term: string, why?: string) => void,
+  problems: FormatProblem[],
+): void {
+  const { sender, bill_to } = invoice;
+  if (blank(invoice.buyer_reference)) {
+    need(
+      ["buyer_reference"],
+      "BT-10",
+      format === "ubl"
+        ? ": Peppol requires it between German parties (DE-R-015)"
+        : ": the Leitweg-ID of public buyers",
+    );
+  }
+  if (blank(sender.contact_name)) need(["sender", "contact_name"], "BT-41");
+  if (blank(sender.phone)) need(["sender", "phone"], "BT-42");
+  if (blank(sender.city)) need(["sender", "city"], "BT-37");
+  if (blank(sender.zip)) need(["sender", "zip"], "BT-38");
+  if (blank(bill_to.city)) need(["bill_to", "city"], "BT-52");
+  if (blank(bill_to.zip)) need(["bill_to", "zip"], "BT-53");
+  const payment = invoice.payment;
+  if (
+    blank(payment?.iban) && blank(payment?.account_id) &&
+    payment?.card === undefined && payment?.direct_debit === undefined &&
+    blank(payment?.means_code)
+  ) {
+    need(
+      ["payment", "iban"],
+      "BT-84",
+      `, or payment.account_id, card, direct_debit or means_code: ${
+        format === "ubl" ? "between German parties Peppol" : "XRechnung"
+      } requires payment instructions (BG-16)`,
+    );
+  }
+  const kinds = [
+    [
+      "iban or account_id",
+      !blank(payment?.iban) || !blank(payment?.account_id) ||
+      (payment?.additional_accounts ?? []).length > 0,
+    ],
+    ["card", payment?.card !== undefined],
+    ["direct_debit", payment?.direct_debit !== undefined],
+  ].filter(([, given]) => given).map(([name]) => name);
+  if (kinds.length > 1 && format !== "ubl") {
+    problems.push({
+      path: ["payment"],
+      message: `may give only one of ${
+        kinds.join(", ")
+      } for ${format}: XRechnung takes one kind of payment instructions (BR-DE-23, BR-DE-24, BR-DE-25)`,
+    });
+  }
+  if (payment?.direct_debit !== undefined) {
+    if (blank(payment.direct_debit.creditor_id)) {
+      need(["payment", "direct_debit", "creditor_id"], "BT-90", " (BR-DE-30)");
+    }
+    if (blank(payment.direct_debit.debtor_iban)) {
+      need(["payment", "direct_debit", "debtor_iban"], "BT-91", " (BR-DE-31)");
+    }
+  }
+  if (invoice.deliver_to !== undefined) {
+    if (blank(invoice.deliver_to.city)) {
+      need(["deliver_to", "city"], "BT-77");
+    }
+    if (blank(invoice.deliver_to.zip)) need(["deliver_to", "zip"], "BT-78");
+  }
+  const coded = (invoice.payment_terms ?? "").split(/\r?\n/)
+    .map((line) => line.trim()).filter((line) => line.startsWith("#"));
+  if (coded.some((line) => !SKONTO_LINE.test(line))) {
+    problems.push({
+      path: ["payment_terms"],
+      message:
+        `must not have lines starting with # other than #SKONTO#TAGE=n#PROZENT=n.nn# lines for ${format} (BR-DE-18)`,
+    });
+  }
 }

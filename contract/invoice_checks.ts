@@ -50,11 +50,13 @@ function check_uncached(
   check_tax_ids(value, computation, problems);
   check_payment(value, problems);
   if (
-    value.document_type === "credit_note" && !value.preceding_invoice_number
+    value.document_type === "credit_note" && !value.preceding_invoice_number &&
+    !value.preceding_invoices?.length
   ) {
     problems.push({
       path: ["preceding_invoice_number"],
-      message: "is required for a credit note: the invoice it corrects",
+      message:
+        "is required for a credit note: the invoice it corrects (or preceding_invoices)",
     });
   }
   let locale: string | undefined;
@@ -85,14 +87,6 @@ function check_uncached(
   return { problems, locale, logo };
 }
 
-/** The VATEX code each non-exempt-by-article category takes. */
-const CATEGORY_VATEX: Partial<Record<TaxCategory, string>> = {
-  AE: "VATEX-EU-AE",
-  K: "VATEX-EU-IC",
-  G: "VATEX-EU-G",
-  O: "VATEX-EU-O",
-};
-
 function check_exemptions(
   value: ParsedRequest,
   computation: Computation,
@@ -120,20 +114,6 @@ function check_exemptions(
       problems.push({
         path: [...path, "reason"],
         message: 'give "reason", "reason_code" or both',
-      });
-    }
-    const expected = CATEGORY_VATEX[category];
-    const code = entry.reason_code;
-    if (
-      code !== undefined &&
-      (expected ? code !== expected : Object.values(CATEGORY_VATEX)
-        .includes(code))
-    ) {
-      problems.push({
-        path: [...path, "reason_code"],
-        message: expected
-          ? `must be ${expected} for category ${category}`
-          : `must be an exemption code for category E, not ${code}`,
       });
     }
   });
@@ -239,7 +219,7 @@ function check_payment(value: ParsedRequest, problems: Problem[]): void {
         'is required with additional_accounts (or "account_id"): the first account',
     });
   }
-  if (payment.direct_debit !== undefined) {
+  if (payment.direct_debit?.debtor_iban !== undefined) {
     const problem = iban_problem(payment.direct_debit.debtor_iban);
     if (problem) {
       problems.push({
@@ -309,6 +289,9 @@ function check_attachments(value: ParsedRequest, problems: Problem[]): void {
   const names = new Set<string>([FACTUR_X_XML_NAME]);
   let total = 0;
   attachments.forEach((attachment, index) => {
+    if (attachment.data === undefined || attachment.filename === undefined) {
+      return;
+    }
     total += base64_decoded_length(compact_base64(attachment.data));
     if (names.has(attachment.filename)) {
       problems.push({

@@ -266,7 +266,7 @@ function adjustments_of(
         message: 'is the base of "percent": give it with a percent',
       });
     }
-    if (entry.percent !== undefined && base <= 0n) {
+    if (entry.percent !== undefined && base < 0n) {
       context.problems.push({
         path: [...path, "percent"],
         message: `applies to ${
@@ -275,7 +275,7 @@ function adjustments_of(
             : group_base
             ? "the lines of its tax rate"
             : "the line subtotal"
-        }, which is not positive (${format_cents(base)}); give an amount`,
+        }, which is negative (${format_cents(base)}); give an amount`,
       });
     }
     const cents = entry.percent !== undefined

@@ -7,7 +7,6 @@
 import { z } from "zod";
 import { decimal_places } from "./money.ts";
 import { COUNTRY_CODES, ICD_SCHEMES } from "./einvoice_codes.ts";
-import { issue_check, type IssueSink } from "./zod_checks.ts";
 
 /** Limits on the invoice request; documented in the OpenAPI document and README. */
 export const INVOICE_LIMITS = {
@@ -185,19 +184,10 @@ export function bounded_list<T extends z.ZodType>(
     .optional().describe(description);
 }
 
-function check_icd_scheme(value: { scheme?: string }, sink: IssueSink): void {
-  if (value.scheme !== undefined && !ICD_SCHEMES.has(value.scheme)) {
-    sink.addIssue({
-      path: ["scheme"],
-      message:
-        "must be an ISO/IEC 6523 ICD scheme code such as 0088 (GLN), 0060 (DUNS) or 0204",
-    });
-  }
-}
-
-const icd_scheme = z.string().trim().min(1, "must not be empty").max(
-  10,
-  "must be at most 10 characters",
+/** An ISO/IEC 6523 ICD scheme code, e.g. 0088 (GLN). */
+export const icd_scheme = z.string().trim().refine(
+  (code) => ICD_SCHEMES.has(code),
+  "must be an ISO/IEC 6523 ICD scheme code such as 0088 (GLN), 0060 (DUNS) or 0204",
 ).describe("ISO/IEC 6523 ICD scheme code, e.g. 0088 (GLN), 0060 (DUNS), 0204.");
 
 const identifier_id = required_text(
@@ -208,13 +198,13 @@ const identifier_id = required_text(
 /** An identifier `{scheme?, id}` whose scheme is an ISO/IEC 6523 ICD code. */
 export function scheme_identifier(description: string) {
   return z.strictObject({ scheme: icd_scheme.optional(), id: identifier_id })
-    .check(issue_check(check_icd_scheme)).describe(description);
+    .describe(description);
 }
 
 /** An identifier `{scheme, id}` whose scheme (an ISO/IEC 6523 ICD code) is required. */
 export function schemed_identifier(description: string) {
   return z.strictObject({ scheme: icd_scheme, id: identifier_id })
-    .check(issue_check(check_icd_scheme)).describe(description);
+    .describe(description);
 }
 
 /** A code of a list, refused with `message` when unknown. */

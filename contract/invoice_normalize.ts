@@ -121,12 +121,9 @@ function normalize_attachments(
   attachments: NonNullable<ParsedRequest["attachments"]>,
 ): InvoiceAttachment[] {
   return attachments.map((attachment) => {
+    if (attachment.data === undefined) return attachment;
     const data = compact_base64(attachment.data);
-    return {
-      ...attachment,
-      data,
-      size: base64_decoded_length(data),
-    };
+    return { ...attachment, data, size: base64_decoded_length(data) };
   });
 }
 

@@ -13,6 +13,7 @@ import {
   country,
   einvoice_country,
   email,
+  icd_scheme,
   INVOICE_LIMITS,
   optional_text,
   required_text,
@@ -39,9 +40,13 @@ export const PartySchema = z.strictObject({
     INVOICE_LIMITS.company_id,
     "Legal registration number, e.g. HRB 12345 (BT-30 / BT-47).",
   ),
-  phone: z.string().trim().regex(
-    /^\+?[0-9 ()./-]{3,40}$/,
-    "must be a phone number of digits, spaces and + ( ) . / -",
+  company_id_scheme: icd_scheme.optional().describe(
+    "ISO/IEC 6523 ICD scheme of `company_id`, e.g. 0184 (Danish CVR) (BT-30-1 / BT-47-1).",
+  ),
+  phone: z.string().trim().max(40, "must be at most 40 characters").regex(
+    // deno-lint-ignore no-control-regex
+    /^(?:[^0-9\u0000-\u001f]*[0-9]){3}[^\u0000-\u001f]*$/,
+    "must be a phone number with at least 3 digits",
   ).optional().describe("Phone number (contact BT-42 / BT-57 in e-invoices)."),
   contact_name: optional_text(
     INVOICE_LIMITS.name,
@@ -98,6 +103,9 @@ export const PayeeSchema = z.strictObject({
   company_id: optional_text(
     INVOICE_LIMITS.company_id,
     "Payee legal registration number (BT-61).",
+  ),
+  company_id_scheme: icd_scheme.optional().describe(
+    "ISO/IEC 6523 ICD scheme of `company_id` (BT-61-1).",
   ),
 }).meta({ id: "Payee" });
 

@@ -66,6 +66,10 @@ export const PaymentSchema = z.strictObject({
       "Default: from the other fields (58 for an EUR IBAN, 30 for other accounts, " +
       "48 for a card, 59 or 49 for a direct debit).",
   ),
+  means_text: optional_text(
+    INVOICE_LIMITS.reference,
+    'How to pay, in words, e.g. "Bank transfer" (BT-82).',
+  ),
   account_id: account_id.optional().describe(
     "Account number that is not an IBAN, e.g. a Swedish Bankgiro (BT-84).",
   ),
@@ -86,11 +90,13 @@ export const PaymentSchema = z.strictObject({
       INVOICE_LIMITS.reference,
       "The mandate reference (BT-89).",
     ),
-    creditor_id: required_text(
+    creditor_id: optional_text(
       INVOICE_LIMITS.reference,
-      "The seller's (or payee's) SEPA creditor identifier (BT-90).",
+      "The seller's (or payee's) SEPA creditor identifier (BT-90; required by XRechnung).",
     ),
-    debtor_iban: iban.describe("The account debited (BT-91)."),
+    debtor_iban: iban.optional().describe(
+      "The account debited (BT-91; required by XRechnung).",
+    ),
   }).optional().describe("A direct debit from the buyer's account (BG-19)."),
   discount_terms: bounded_list(
     z.strictObject({

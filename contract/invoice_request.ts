@@ -261,10 +261,12 @@ const DetailFields = {
         INVOICE_LIMITS.tax_exemption_reason,
         "Why no tax is charged (BT-120).",
       ),
-      reason_code: listed_code(
-        VATEX_CODES,
+      reason_code: z.string().trim().toUpperCase().refine(
+        (code) => VATEX_CODES.has(code),
         "must be a VATEX code such as VATEX-EU-AE, VATEX-EU-IC or VATEX-EU-O",
-      ).optional().describe("VATEX exemption reason code (BT-121)."),
+      ).optional().describe(
+        "VATEX exemption reason code, any case (BT-121).",
+      ),
     }),
     7,
     "Exemption reason per category `{tax_category, reason?, reason_code?}` " +

@@ -37,6 +37,8 @@ export interface InvoiceParty {
   tax_id?: string;
   /** Legal registration number (BT-30 / BT-47). */
   company_id?: string;
+  /** Its ISO/IEC 6523 ICD scheme (BT-30-1 / BT-47-1). */
+  company_id_scheme?: string;
   phone?: string;
   /** Contact person (seller contact BT-41 / buyer contact BT-56). */
   contact_name?: string;
@@ -81,6 +83,8 @@ export interface Payee {
   identifier?: SchemeIdentifier;
   /** BT-61 */
   company_id?: string;
+  /** BT-61-1 */
+  company_id_scheme?: string;
 }
 
 /** The seller's tax representative (BG-11, address BG-12). */
@@ -205,6 +209,8 @@ export interface PaymentDetails {
   link?: string;
   /** UNTDID 4461 (BT-81), as sent; the e-invoice writers infer it when absent. */
   means_code?: string;
+  /** Payment means text (BT-82). */
+  means_text?: string;
   /** An account number that is not an IBAN (BT-84). */
   account_id?: string;
   /** More credit-transfer accounts (BG-17). */
@@ -219,8 +225,8 @@ export interface PaymentDetails {
   /** BG-19: mandate (BT-89), creditor id (BT-90), debited IBAN (BT-91). */
   direct_debit?: {
     mandate_reference: string;
-    creditor_id: string;
-    debtor_iban: string;
+    creditor_id?: string;
+    debtor_iban?: string;
   };
   /** Early-payment discounts, computed. */
   discount_terms?: DiscountTerm[];
@@ -240,20 +246,22 @@ export interface DiscountTerm {
   amount: string;
 }
 
-/** A supporting document (BG-24). */
+/** A supporting document (BG-24): an attached file, a link, or only its reference. */
 export interface InvoiceAttachment {
   /** BT-122 */
   id: string;
   /** BT-123 */
   description?: string;
-  /** BT-125-2 */
-  filename: string;
+  /** BT-124: where the document can be fetched. */
+  url?: string;
+  /** BT-125-2; with `mime_type`, `data` and `size` when a file is attached. */
+  filename?: string;
   /** BT-125-1 */
-  mime_type: string;
+  mime_type?: string;
   /** The file, base64 without whitespace (BT-125). */
-  data: string;
-  /** Decoded size in bytes. */
-  size: number;
+  data?: string;
+  /** Decoded size of the file in bytes. */
+  size?: number;
 }
 
 /** A validated logo image. */

@@ -113,10 +113,10 @@ function line_adjustments(
     const at = [...path, index];
     check_amount_or_percent(context, entry, at);
     check_reason_code(context, entry.reason_code, at, charge);
-    if (entry.percent !== undefined && base <= 0n) {
+    if (entry.percent !== undefined && base < 0n) {
       context.problems.push({
         path: [...at, "percent"],
-        message: `applies to quantity × rate, which is not positive (${
+        message: `applies to quantity × rate, which is negative (${
           format_cents(base)
         }); give an amount`,
       });

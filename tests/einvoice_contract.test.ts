@@ -24,7 +24,7 @@ function complete(): FormatCheckedInvoice {
       tax_id: "DE123456789",
       contact_name: "Max",
       phone: "+49 30 1",
-      electronic_address: { scheme: "EM", id: "s@x.example" },
+      electronic_address: { scheme: "9930", id: "DE123456789" },
     },
     bill_to: {
       name: "B",
@@ -85,7 +85,7 @@ Deno.test("every missing field is listed, with path and business term", () => {
       "sender.zip is required for xrechnung-ubl (BT-38)",
       "bill_to.city is required for xrechnung-ubl (BT-52)",
       "bill_to.zip is required for xrechnung-ubl (BT-53)",
-      "payment.iban is required for xrechnung-ubl (BT-84): XRechnung requires payment instructions (BG-16)",
+      "payment.iban is required for xrechnung-ubl (BT-84), or payment.account_id, card, direct_debit or means_code: XRechnung requires payment instructions (BG-16)",
     ]
   ) assertEquals(xr.includes(expected), true, expected);
   assertEquals(xr.length, 15);
@@ -94,13 +94,22 @@ Deno.test("every missing field is listed, with path and business term", () => {
     "bill_to.electronic_address is required for ubl (BT-49)",
     "buyer_reference is required for ubl (BT-10), or purchase_order (BT-13)",
   ]);
+  const ordered = {
+    ...complete(),
+    buyer_reference: undefined,
+    purchase_order: "PO-1",
+  };
   assertEquals(
     lines(
-      { ...complete(), buyer_reference: undefined, purchase_order: "PO-1" },
+      { ...ordered, bill_to: { ...ordered.bill_to, country: "AT" } },
       "ubl",
     ),
     [],
   );
+  // Between German parties Peppol applies XRechnung's rules (DE-R-*).
+  assertEquals(lines(ordered, "ubl"), [
+    "buyer_reference is required for ubl (BT-10): Peppol requires it between German parties (DE-R-015)",
+  ]);
 });
 
 Deno.test("tax situations: VAT ids for AE and K, delivery date for K, O alone", () => {
@@ -127,19 +136,32 @@ Deno.test("tax situations: VAT ids for AE and K, delivery date for K, O alone", 
   assertEquals(lines(outside, "cii"), [
     "tax_category O (not subject to VAT) cannot be combined with other categories in cii (BR-O-11)",
   ]);
-  // Not subject to VAT needs no seller VAT id, but some seller identifier.
+  // Not subject to VAT needs no seller VAT id, but some seller identifier
+  // (BR-CO-26): a legal registration number or a party identifier.
   outside.items = [{ tax_category: "O" }];
   outside.sender.tax_id = undefined;
   assertEquals(lines(outside, "cii"), [
-    "sender.tax_id is required for cii (BT-31), or sender.company_id (BT-30)",
+    "sender.company_id is required for cii (BT-30), or sender.identifiers (BT-29): invoices not subject to VAT carry no VAT identifier, so another seller identifier (BR-CO-26)",
   ]);
+  outside.sender.tax_id = "DE123456789"; // not written (BR-O-02), so no help
+  assertEquals(lines(outside, "cii").length, 1);
   outside.sender.company_id = "HRB 1";
+  assertEquals(lines(outside, "cii"), []);
+  outside.sender.company_id = undefined;
+  outside.sender.identifiers = [{ id: "5532331183" }];
   assertEquals(lines(outside, "cii"), []);
   const taxed = complete();
   taxed.sender.tax_id = undefined;
   taxed.sender.company_id = "HRB 1";
   assertEquals(lines(taxed, "cii"), [
-    "sender.tax_id is required for cii (BT-31): lines in category S need the seller's VAT identifier",
+    "sender.tax_id is required for cii (BT-31): lines in category S need the seller's VAT identifier (or sender.tax_number, BT-32)",
+  ]);
+  // A tax number (BT-32) is enough for S, with a legal registration (BR-CO-26).
+  taxed.sender.tax_number = "12/345/67890";
+  assertEquals(lines(taxed, "cii"), []);
+  taxed.sender.company_id = undefined;
+  assertEquals(lines(taxed, "cii"), [
+    "sender.company_id is required for cii (BT-30), or sender.identifiers (BT-29), or a VAT identifier in sender.tax_id (BT-31): the seller must be identified (BR-CO-26)",
   ]);
   assertEquals(lines({ ...complete(), currency: "XYZ" }, "cii"), [
     "currency must be an ISO 4217 currency code for cii (BT-5)",

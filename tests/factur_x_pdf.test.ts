@@ -140,6 +140,90 @@ Deno.test("catalog: /AF, embedded file spec, sRGB output intent, XMP; trailer /I
   assertEquals(metadata["/Filter"], undefined); // PDF/A: readable as is
 });
 
+/** An invoice with two attached files (one with a non-ASCII name) and a link. */
+function invoice_with_attachments() {
+  const invoice = german_invoice();
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  invoice.attachments = [
+    {
+      id: "STD-1",
+      description: "Stundenzettel",
+      filename: "stunden.pdf",
+      mime_type: "application/pdf",
+      data: btoa("%PDF-1.4\n%%EOF\n"),
+      size: bytes("%PDF-1.4\n%%EOF\n").length,
+    },
+    {
+      id: "CSV-2",
+      filename: "Übersicht.csv",
+      mime_type: "text/csv",
+      data: btoa("a;b\n1;2\n"),
+      size: 8,
+    },
+    { id: "LINK-3", url: "https://docs.example/3" },
+  ];
+  return invoice;
+}
+
+Deno.test("attachments are associated files with /AFRelationship /Supplement beside factur-x.xml", async () => {
+  const invoice = invoice_with_attachments();
+  const { bytes } = render_invoice_document(invoice, { format: "factur-x" });
+  const check = await qpdf_check(bytes);
+  assert(check.ok, check.stdout + check.stderr);
+  await with_file(bytes, async (path) => {
+    const listed = (await run("pdfdetach", ["-list", path])).trim().split("\n");
+    assertEquals(listed[0], "3 embedded files");
+    assertEquals(listed.slice(1).map((line) => line.replace(/^\d+: /, "")), [
+      FACTUR_X_FILE_NAME,
+      "stunden.pdf",
+      "Übersicht.csv",
+    ]);
+    const out = `${path}.att`;
+    await run("pdfdetach", ["-save", "2", "-o", out, path]);
+    try {
+      assertEquals(
+        new TextDecoder().decode(await Deno.readFile(out)),
+        "%PDF-1.4\n%%EOF\n",
+      );
+    } finally {
+      await Deno.remove(out).catch(() => {});
+    }
+  });
+  const objects = await pdf_objects(bytes);
+  const trailer = objects["trailer"].value as Record<string, unknown>;
+  const catalog = dict_of(objects, trailer["/Root"]);
+  const specs = (catalog["/AF"] as string[]).map((ref) =>
+    dict_of(objects, ref)
+  );
+  assertEquals(specs.map((spec) => spec["/AFRelationship"]), [
+    "/Alternative",
+    "/Supplement",
+    "/Supplement",
+  ]);
+  assertEquals(specs[1]["/Desc"], "u:Stundenzettel");
+  assertEquals(specs[2]["/UF"], "u:Übersicht.csv");
+  const file = dict_of(
+    objects,
+    (specs[2]["/EF"] as Record<string, string>)["/F"],
+  );
+  assertEquals(file["/Subtype"], "/text/csv");
+  assert((file["/Params"] as Record<string, unknown>)["/ModDate"]);
+  // The name tree lists its keys in byte order: ASCII names before UTF-16 ones.
+  const names = (catalog["/Names"] as Record<string, Record<string, unknown>>)[
+    "/EmbeddedFiles"
+  ]["/Names"] as string[];
+  assertEquals(names.filter((_, i) => i % 2 === 0), [
+    `u:${FACTUR_X_FILE_NAME}`,
+    "u:stunden.pdf",
+    "u:Übersicht.csv",
+  ]);
+  // The XML inside is the CII of the same invoice, attachments included.
+  assertStringIncludes(
+    invoice_xml(invoice, { format: "factur-x" }),
+    'filename="stunden.pdf"',
+  );
+});
+
 /** An Arabic-script, right-to-left invoice with Japanese lines: more fonts. */
 function arabic_invoice() {
   const invoice = german_invoice();

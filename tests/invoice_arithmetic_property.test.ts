@@ -232,7 +232,7 @@ function build(random: () => number, run: number): {
           mul(base, q(parse_q(percent).n, parse_q(percent).d * 100n)),
           minor,
         );
-      if (percent !== undefined && !less(ZERO, base)) {
+      if (percent !== undefined && less(base, ZERO)) {
         refused.push(`${field}[${index}].percent`);
       }
       if (tax) {

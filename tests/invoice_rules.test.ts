@@ -340,7 +340,7 @@ Deno.test("rule discount too large: per tax group, without tax on the whole, nam
     ],
   });
   assertEquals(credit.total, "99.00");
-  // A percent of a subtotal that is not positive is meaningless.
+  // A percent of a negative subtotal is meaningless (of a zero one, zero).
   expect_problem(
     {
       ...base(),
@@ -348,7 +348,7 @@ Deno.test("rule discount too large: per tax group, without tax on the whole, nam
       discounts: [{ description: "D", percent: 10 }],
     },
     "discounts[0].percent",
-    /not positive \(-5\.00\)/,
+    /negative \(-5\.00\)/,
   );
 });
 

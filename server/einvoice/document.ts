@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import {
   FACTUR_X_XML_NAME,
   type InvoiceFormat,
@@ -26,6 +27,7 @@ import {
   TextLayoutNotLoadedError,
 } from "../pdf/text_layout.ts";
 import { write_cii } from "./cii.ts";
+import { attached_file } from "./common.ts";
 import { write_ubl } from "./ubl.ts";
 
 /** Output formats of `POST /generate`: the contract's `format` values. */
@@ -117,6 +119,18 @@ export function render_invoice_document(
         version: "1.0",
         conformance_level: "EN 16931",
       },
+      // Supporting documents (BG-24) are associated files of their own too,
+      // so PDF readers list them beside the invoice.
+      supplements: (invoice.attachments ?? []).flatMap((attachment) => {
+        const file = attached_file(attachment);
+        return file === undefined ? [] : [{
+          file_name: file.filename,
+          bytes: Buffer.from(file.data, "base64"),
+          mime_type: file.mime_type,
+          description: attachment.description ?? attachment.id,
+          relationship: "Supplement" as const,
+        }];
+      }),
     },
   });
   return { bytes, content_type: "application/pdf" };

@@ -1,33 +1,32 @@
 /**
  * EN 16931 invoice in OASIS UBL 2.1 syntax: Peppol BIS Billing 3.0 and
  * XRechnung 3.0 UBL. Credit notes are UBL `CreditNote` documents. Elements
- * come in the order the UBL 2.1 schemas require.
+ * come in the order the UBL 2.1 schemas require (which differs a little
+ * between `Invoice` and `CreditNote`). Parties are in `ubl_parties.ts`,
+ * lines in `ubl_lines.ts`.
  *
  * @module
  */
-import type {
-  AllowanceCharge,
-  Invoice,
-  InvoiceParty,
-  TaxCategory,
-} from "../../contract/invoice_types.ts";
+import type { AllowanceCharge, Invoice } from "../../contract/invoice_types.ts";
 import { XmlWriter } from "./xml_writer.ts";
 import {
-  address_lines,
   as_test_invoice,
-  invoice_note,
-  needs_delivery_address,
+  attached_file,
+  document_notes,
+  exemption_reason,
+  type Flavour,
   needs_exemption_reason,
-  payment_means_code,
+  note_with_subject,
+  payment_means,
+  payment_terms_text,
   PEPPOL_ID,
   PEPPOL_PROCESS,
-  quantity_and_price,
-  tax_id_role,
+  preceding_invoices,
   type_code,
-  unit_code,
-  written_rate,
   XRECHNUNG_ID,
 } from "./common.ts";
+import { delivery, party, payee, tax_representative } from "./ubl_parties.ts";
+import { line_item, tax_category } from "./ubl_lines.ts";
 
 /** Which UBL flavour to write. */
 export type UblProfile = "peppol" | "xrechnung";
@@ -51,9 +50,9 @@ const CBC =
 export function write_ubl(request: Invoice, options: UblOptions): string {
   const invoice = options.test === true ? as_test_invoice(request) : request;
   const credit = invoice.document_type === "credit_note";
+  const flavour: Flavour = options.profile;
   const root = credit ? "CreditNote" : "Invoice";
   const currency = invoice.currency ?? "";
-  const money = { currencyID: currency };
   const xml = new XmlWriter();
   xml.open(root, {
     xmlns: `urn:oasis:names:specification:ubl:schema:xsd:${root}-2`,
@@ -68,15 +67,20 @@ export function write_ubl(request: Invoice, options: UblOptions): string {
   xml.leaf("cbc:ID", invoice.invoice_number); // BT-1
   xml.leaf("cbc:IssueDate", invoice.date); // BT-2
   if (!credit) xml.leaf("cbc:DueDate", invoice.due_date); // BT-9
+  if (credit) xml.optional("cbc:TaxPointDate", invoice.tax_point_date); // BT-7
   xml.leaf(
     credit ? "cbc:CreditNoteTypeCode" : "cbc:InvoiceTypeCode",
     type_code(invoice),
   ); // BT-3
-  const note = invoice_note(invoice, { test: options.test === true });
-  if (note !== undefined) {
-    xml.leaf("cbc:Note", note); // BT-22
-  }
+  const notes = document_notes(invoice, {
+    test: options.test === true,
+    flavour,
+  });
+  for (const note of notes) xml.leaf("cbc:Note", note_with_subject(note)); // BT-21, BT-22
+  if (!credit) xml.optional("cbc:TaxPointDate", invoice.tax_point_date); // BT-7
   xml.leaf("cbc:DocumentCurrencyCode", currency); // BT-5
+  xml.optional("cbc:TaxCurrencyCode", invoice.tax_currency); // BT-6
+  xml.optional("cbc:AccountingCost", invoice.accounting_reference); // BT-19
   xml.optional("cbc:BuyerReference", invoice.buyer_reference); // BT-10
   if (invoice.billing_period !== undefined) {
     xml.open("cac:InvoicePeriod") // BG-14
@@ -84,52 +88,179 @@ export function write_ubl(request: Invoice, options: UblOptions): string {
       .leaf("cbc:EndDate", invoice.billing_period.end) // BT-74
       .close();
   }
-  if (invoice.purchase_order !== undefined) {
-    xml.open("cac:OrderReference").leaf("cbc:ID", invoice.purchase_order) // BT-13
-      .close();
-  }
-  if (invoice.preceding_invoice_number !== undefined) {
-    xml.open("cac:BillingReference").open("cac:InvoiceDocumentReference") // BG-3
-      .leaf("cbc:ID", invoice.preceding_invoice_number) // BT-25
-      .close().close();
-  }
+  references(xml, invoice, credit);
   xml.open("cac:AccountingSupplierParty");
-  party(xml, invoice, "seller");
+  party(xml, invoice, "seller"); // BG-4
   xml.close();
   xml.open("cac:AccountingCustomerParty");
-  party(xml, invoice, "buyer");
+  party(xml, invoice, "buyer"); // BG-7
   xml.close();
+  payee(xml, invoice); // BG-10
+  tax_representative(xml, invoice); // BG-11
+  delivery(xml, invoice); // BG-13
+  payment(xml, invoice, flavour, credit);
+  allowances_and_charges(xml, invoice, currency);
+  taxes(xml, invoice, currency);
+  totals(xml, invoice, currency);
+  invoice.items.forEach((item, index) =>
+    line_item(xml, item, index, { credit, currency })
+  );
+  xml.close();
+  return xml.finish();
+}
 
-  if (invoice.delivery_date !== undefined || needs_delivery_address(invoice)) {
-    xml.open("cac:Delivery"); // BG-13
-    xml.optional("cbc:ActualDeliveryDate", invoice.delivery_date); // BT-72
-    if (needs_delivery_address(invoice)) {
-      // BG-15 deliver-to address: the buyer's (see needs_delivery_address).
-      xml.open("cac:DeliveryLocation");
-      address(xml, invoice.bill_to, "cac:Address");
+function document_reference(
+  xml: XmlWriter,
+  element: string,
+  id: string | undefined,
+): void {
+  if (id === undefined) return;
+  xml.open(element).leaf("cbc:ID", id).close();
+}
+
+/** References to other documents, in the order of `Invoice` or `CreditNote`. */
+function references(xml: XmlWriter, invoice: Invoice, credit: boolean): void {
+  if (
+    invoice.purchase_order !== undefined ||
+    invoice.sales_order_reference !== undefined
+  ) {
+    xml.open("cac:OrderReference");
+    // The order id is required in UBL: "NA" when only the seller's order is known.
+    xml.leaf("cbc:ID", invoice.purchase_order ?? "NA"); // BT-13
+    xml.optional("cbc:SalesOrderID", invoice.sales_order_reference); // BT-14
+    xml.close();
+  }
+  for (const preceding of preceding_invoices(invoice)) {
+    xml.open("cac:BillingReference").open("cac:InvoiceDocumentReference"); // BG-3
+    xml.leaf("cbc:ID", preceding.number); // BT-25
+    xml.optional("cbc:IssueDate", preceding.date); // BT-26
+    xml.close().close();
+  }
+  document_reference(
+    xml,
+    "cac:DespatchDocumentReference",
+    invoice.despatch_advice_reference,
+  ); // BT-16
+  document_reference(
+    xml,
+    "cac:ReceiptDocumentReference",
+    invoice.receiving_advice_reference,
+  ); // BT-15
+  if (!credit) {
+    document_reference(
+      xml,
+      "cac:OriginatorDocumentReference",
+      invoice.tender_reference,
+    ); // BT-17
+  }
+  document_reference(
+    xml,
+    "cac:ContractDocumentReference",
+    invoice.contract_reference,
+  ); // BT-12
+  additional_documents(xml, invoice, credit);
+  if (credit) {
+    document_reference(
+      xml,
+      "cac:OriginatorDocumentReference",
+      invoice.tender_reference,
+    ); // BT-17
+  } else {
+    document_reference(xml, "cac:ProjectReference", invoice.project_reference); // BT-11
+  }
+}
+
+function additional_documents(
+  xml: XmlWriter,
+  invoice: Invoice,
+  credit: boolean,
+): void {
+  if (invoice.invoiced_object !== undefined) {
+    xml.open("cac:AdditionalDocumentReference");
+    xml.leaf("cbc:ID", invoice.invoiced_object.id, {
+      schemeID: invoice.invoiced_object.scheme,
+    }); // BT-18, BT-18-1
+    xml.leaf("cbc:DocumentTypeCode", "130");
+    xml.close();
+  }
+  if (credit && invoice.project_reference !== undefined) {
+    // A CreditNote has no ProjectReference: the project is a document of type 50.
+    xml.open("cac:AdditionalDocumentReference")
+      .leaf("cbc:ID", invoice.project_reference) // BT-11
+      .leaf("cbc:DocumentTypeCode", "50")
+      .close();
+  }
+  for (const attachment of invoice.attachments ?? []) {
+    const file = attached_file(attachment);
+    xml.open("cac:AdditionalDocumentReference"); // BG-24
+    xml.leaf("cbc:ID", attachment.id); // BT-122
+    xml.optional("cbc:DocumentDescription", attachment.description); // BT-123
+    if (file !== undefined || attachment.url !== undefined) {
+      xml.open("cac:Attachment");
+      if (file !== undefined) {
+        xml.leaf("cbc:EmbeddedDocumentBinaryObject", file.data, {
+          mimeCode: file.mime_type, // BT-125-1
+          filename: file.filename, // BT-125-2
+        }); // BT-125
+      }
+      if (attachment.url !== undefined) {
+        xml.open("cac:ExternalReference")
+          .leaf("cbc:URI", attachment.url) // BT-124
+          .close();
+      }
       xml.close();
     }
     xml.close();
   }
+}
 
-  const payment = invoice.payment;
-  if (payment?.iban !== undefined) {
+function payment(
+  xml: XmlWriter,
+  invoice: Invoice,
+  flavour: Flavour,
+  credit: boolean,
+): void {
+  const means = payment_means(invoice);
+  means.forEach((entry, index) => {
     xml.open("cac:PaymentMeans"); // BG-16
-    xml.leaf("cbc:PaymentMeansCode", payment_means_code(invoice)); // BT-81
+    xml.leaf("cbc:PaymentMeansCode", entry.code, { name: entry.text }); // BT-81, BT-82
     if (credit) xml.leaf("cbc:PaymentDueDate", invoice.due_date); // BT-9
-    xml.optional("cbc:PaymentID", payment.reference); // BT-83
-    xml.open("cac:PayeeFinancialAccount");
-    xml.leaf("cbc:ID", payment.iban); // BT-84
-    xml.optional("cbc:Name", payment.account_name); // BT-85
-    if (payment.bic !== undefined) {
-      xml.open("cac:FinancialInstitutionBranch").leaf("cbc:ID", payment.bic) // BT-86
-        .close();
+    xml.optional("cbc:PaymentID", invoice.payment?.reference); // BT-83
+    if (entry.card !== undefined) {
+      xml.open("cac:CardAccount"); // BG-18
+      xml.leaf("cbc:PrimaryAccountNumberID", entry.card.last4); // BT-87
+      // UBL requires a card network, which EN 16931 does not carry.
+      xml.leaf("cbc:NetworkID", "NA");
+      xml.optional("cbc:HolderName", entry.card.holder); // BT-88
+      xml.close();
+    }
+    const account = entry.account;
+    if (account !== undefined) {
+      xml.open("cac:PayeeFinancialAccount"); // BG-17
+      xml.leaf("cbc:ID", account.iban ?? account.account_id ?? ""); // BT-84
+      xml.optional("cbc:Name", account.account_name); // BT-85
+      if (account.bic !== undefined) {
+        xml.open("cac:FinancialInstitutionBranch")
+          .leaf("cbc:ID", account.bic) // BT-86
+          .close();
+      }
+      xml.close();
+    }
+    const mandate = index === 0 ? invoice.payment?.direct_debit : undefined;
+    if (mandate !== undefined) {
+      xml.open("cac:PaymentMandate"); // BG-19
+      xml.leaf("cbc:ID", mandate.mandate_reference); // BT-89
+      if (entry.debtor_iban !== undefined) {
+        xml.open("cac:PayerFinancialAccount")
+          .leaf("cbc:ID", entry.debtor_iban) // BT-91
+          .close();
+      }
+      xml.close();
     }
     xml.close();
-    xml.close();
-  }
-  const terms = invoice.payment_terms ??
-    (credit && payment?.iban === undefined
+  });
+  const terms = payment_terms_text(invoice, flavour) ??
+    (credit && means.length === 0
       // A credit note has no due-date element outside payment means; its
       // date then travels as payment terms text (BR-CO-25).
       ? `Due ${invoice.due_date}`
@@ -137,161 +268,6 @@ export function write_ubl(request: Invoice, options: UblOptions): string {
   if (terms !== undefined) {
     xml.open("cac:PaymentTerms").leaf("cbc:Note", terms).close(); // BT-20
   }
-
-  for (const entry of invoice.discounts ?? []) {
-    allowance_charge(xml, entry, { charge: false, currency });
-  }
-  for (const entry of invoice.charges ?? []) {
-    allowance_charge(xml, entry, { charge: true, currency });
-  }
-
-  xml.open("cac:TaxTotal");
-  xml.leaf("cbc:TaxAmount", invoice.tax_total ?? "0.00", money); // BT-110
-  for (const row of invoice.tax_breakdown ?? []) {
-    xml.open("cac:TaxSubtotal"); // BG-23
-    xml.leaf("cbc:TaxableAmount", row.taxable_amount, money); // BT-116
-    xml.leaf("cbc:TaxAmount", row.tax_amount, money); // BT-117
-    tax_category(xml, "cac:TaxCategory", {
-      category: row.category,
-      rate: row.rate,
-      breakdown: true,
-      exemption_reason: needs_exemption_reason(row.category)
-        ? row.exemption_reason ?? invoice.tax_exemption_reason
-        : undefined,
-    });
-    xml.close();
-  }
-  xml.close();
-
-  const has_discounts = (invoice.discounts ?? []).length > 0;
-  const has_charges = (invoice.charges ?? []).length > 0;
-  xml.open("cac:LegalMonetaryTotal"); // BG-22
-  xml.leaf("cbc:LineExtensionAmount", invoice.subtotal, money); // BT-106
-  xml.leaf(
-    "cbc:TaxExclusiveAmount",
-    invoice.total_without_tax ?? invoice.subtotal,
-    money,
-  ); // BT-109
-  xml.leaf("cbc:TaxInclusiveAmount", invoice.total, money); // BT-112
-  if (has_discounts) {
-    xml.leaf(
-      "cbc:AllowanceTotalAmount",
-      invoice.discount_total ?? "0.00",
-      money,
-    ); // BT-107
-  }
-  if (has_charges) {
-    xml.leaf("cbc:ChargeTotalAmount", invoice.charge_total ?? "0.00", money); // BT-108
-  }
-  if (invoice.amount_paid !== undefined) {
-    xml.leaf("cbc:PrepaidAmount", invoice.amount_paid, money); // BT-113
-  }
-  xml.leaf("cbc:PayableAmount", invoice.amount_due, money); // BT-115
-  xml.close();
-
-  invoice.items.forEach((item, index) => {
-    const { quantity, price } = quantity_and_price(item);
-    xml.open(credit ? "cac:CreditNoteLine" : "cac:InvoiceLine"); // BG-25
-    xml.leaf("cbc:ID", String(index + 1)); // BT-126
-    xml.leaf(
-      credit ? "cbc:CreditedQuantity" : "cbc:InvoicedQuantity",
-      quantity,
-      { unitCode: unit_code(item) },
-    ); // BT-129, BT-130
-    xml.leaf("cbc:LineExtensionAmount", item.amount, money); // BT-131
-    xml.open("cac:Item");
-    xml.leaf("cbc:Name", item.description); // BT-153
-    if (item.buyer_item_id !== undefined) {
-      xml.open("cac:BuyersItemIdentification")
-        .leaf("cbc:ID", item.buyer_item_id).close(); // BT-156
-    }
-    if (item.item_id !== undefined) {
-      xml.open("cac:SellersItemIdentification")
-        .leaf("cbc:ID", item.item_id).close(); // BT-155
-    }
-    tax_category(xml, "cac:ClassifiedTaxCategory", {
-      category: item.tax_category ?? "S",
-      rate: item.tax_rate,
-    }); // BT-151, BT-152
-    xml.close();
-    xml.open("cac:Price").leaf("cbc:PriceAmount", price, money).close(); // BT-146
-    xml.close();
-  });
-
-  xml.close();
-  return xml.finish();
-}
-
-function tax_category(
-  xml: XmlWriter,
-  element: string,
-  { category, rate, exemption_reason, breakdown }: {
-    category: TaxCategory;
-    rate: string | undefined;
-    exemption_reason?: string;
-    /** BT-119 is always written (see written_rate). */
-    breakdown?: boolean;
-  },
-): void {
-  xml.open(element);
-  xml.leaf("cbc:ID", category);
-  xml.optional(
-    "cbc:Percent",
-    breakdown ? rate ?? "0" : written_rate(category, rate),
-  );
-  xml.optional("cbc:TaxExemptionReason", exemption_reason); // BT-120
-  xml.open("cac:TaxScheme").leaf("cbc:ID", "VAT").close();
-  xml.close();
-}
-
-function address(xml: XmlWriter, p: InvoiceParty, element: string): void {
-  const lines = address_lines(p);
-  xml.open(element);
-  xml.optional("cbc:StreetName", lines[0]); // BT-35 / BT-50
-  xml.optional("cbc:AdditionalStreetName", lines[1]); // BT-36 / BT-51
-  xml.optional("cbc:CityName", p.city); // BT-37 / BT-52
-  xml.optional("cbc:PostalZone", p.zip); // BT-38 / BT-53
-  xml.optional("cbc:CountrySubentity", p.state); // BT-39 / BT-54
-  if (lines[2] !== undefined) {
-    xml.open("cac:AddressLine").leaf("cbc:Line", lines[2]).close(); // BT-162 / BT-163
-  }
-  if (p.country !== undefined) {
-    xml.open("cac:Country").leaf("cbc:IdentificationCode", p.country).close(); // BT-40 / BT-55
-  }
-  xml.close();
-}
-
-function party(
-  xml: XmlWriter,
-  invoice: Invoice,
-  role: "seller" | "buyer",
-): void {
-  const p = role === "seller" ? invoice.sender : invoice.bill_to;
-  xml.open("cac:Party");
-  if (p.electronic_address !== undefined) {
-    xml.leaf("cbc:EndpointID", p.electronic_address.id, {
-      schemeID: p.electronic_address.scheme,
-    }); // BT-34 / BT-49
-  }
-  address(xml, p, "cac:PostalAddress");
-  const tax_role = tax_id_role(invoice, role);
-  if (tax_role !== undefined && p.tax_id !== undefined) {
-    xml.open("cac:PartyTaxScheme");
-    xml.leaf("cbc:CompanyID", p.tax_id); // BT-31 / BT-48, or BT-32
-    xml.open("cac:TaxScheme")
-      .leaf("cbc:ID", tax_role === "vat" ? "VAT" : "FC").close();
-    xml.close();
-  }
-  xml.open("cac:PartyLegalEntity");
-  xml.leaf("cbc:RegistrationName", p.name); // BT-27 / BT-44
-  xml.optional("cbc:CompanyID", p.company_id); // BT-30 / BT-47
-  xml.close();
-  xml.open("cac:Contact"); // BG-6 / BG-9
-  xml.optional("cbc:Name", p.contact_name); // BT-41 / BT-56
-  xml.optional("cbc:Telephone", p.phone); // BT-42 / BT-57
-  xml.leaf("cbc:ElectronicMail", p.email); // BT-43 / BT-58
-  xml.close();
-  xml.close();
 }
 
 function allowance_charge(
@@ -302,6 +278,7 @@ function allowance_charge(
   const money = { currencyID: currency };
   xml.open("cac:AllowanceCharge"); // BG-20 / BG-21
   xml.leaf("cbc:ChargeIndicator", charge ? "true" : "false");
+  xml.optional("cbc:AllowanceChargeReasonCode", entry.reason_code); // BT-98 / BT-105
   xml.leaf("cbc:AllowanceChargeReason", entry.description); // BT-97 / BT-104
   xml.optional("cbc:MultiplierFactorNumeric", entry.percent); // BT-94 / BT-101
   xml.leaf("cbc:Amount", entry.amount, money); // BT-92 / BT-99
@@ -312,5 +289,79 @@ function allowance_charge(
     category: entry.tax_category ?? "S",
     rate: entry.tax_rate,
   }); // BT-95, BT-96 / BT-102, BT-103
+  xml.close();
+}
+
+function allowances_and_charges(
+  xml: XmlWriter,
+  invoice: Invoice,
+  currency: string,
+): void {
+  for (const entry of invoice.discounts ?? []) {
+    allowance_charge(xml, entry, { charge: false, currency });
+  }
+  for (const entry of invoice.charges ?? []) {
+    allowance_charge(xml, entry, { charge: true, currency });
+  }
+}
+
+function taxes(xml: XmlWriter, invoice: Invoice, currency: string): void {
+  const money = { currencyID: currency };
+  xml.open("cac:TaxTotal");
+  xml.leaf("cbc:TaxAmount", invoice.tax_total ?? "0.00", money); // BT-110
+  for (const row of invoice.tax_breakdown ?? []) {
+    xml.open("cac:TaxSubtotal"); // BG-23
+    xml.leaf("cbc:TaxableAmount", row.taxable_amount, money); // BT-116
+    xml.leaf("cbc:TaxAmount", row.tax_amount, money); // BT-117
+    const exempt = needs_exemption_reason(row.category);
+    tax_category(xml, "cac:TaxCategory", {
+      category: row.category,
+      rate: row.rate,
+      breakdown: true,
+      exemption_reason: exempt ? exemption_reason(invoice, row) : undefined,
+      exemption_reason_code: exempt ? row.exemption_reason_code : undefined,
+    }); // BT-118, BT-119, BT-120, BT-121
+    xml.close();
+  }
+  xml.close();
+  if (
+    invoice.tax_currency !== undefined &&
+    invoice.tax_total_in_tax_currency !== undefined
+  ) {
+    xml.open("cac:TaxTotal")
+      .leaf("cbc:TaxAmount", invoice.tax_total_in_tax_currency, {
+        currencyID: invoice.tax_currency,
+      }) // BT-111
+      .close();
+  }
+}
+
+function totals(xml: XmlWriter, invoice: Invoice, currency: string): void {
+  const money = { currencyID: currency };
+  xml.open("cac:LegalMonetaryTotal"); // BG-22
+  xml.leaf("cbc:LineExtensionAmount", invoice.subtotal, money); // BT-106
+  xml.leaf(
+    "cbc:TaxExclusiveAmount",
+    invoice.total_without_tax ?? invoice.subtotal,
+    money,
+  ); // BT-109
+  xml.leaf("cbc:TaxInclusiveAmount", invoice.total, money); // BT-112
+  if ((invoice.discounts ?? []).length > 0) {
+    xml.leaf(
+      "cbc:AllowanceTotalAmount",
+      invoice.discount_total ?? "0.00",
+      money,
+    ); // BT-107
+  }
+  if ((invoice.charges ?? []).length > 0) {
+    xml.leaf("cbc:ChargeTotalAmount", invoice.charge_total ?? "0.00", money); // BT-108
+  }
+  if (invoice.amount_paid !== undefined) {
+    xml.leaf("cbc:PrepaidAmount", invoice.amount_paid, money); // BT-113
+  }
+  if (invoice.rounding_amount !== undefined) {
+    xml.leaf("cbc:PayableRoundingAmount", invoice.rounding_amount, money); // BT-114
+  }
+  xml.leaf("cbc:PayableAmount", invoice.amount_due, money); // BT-115
   xml.close();
 }

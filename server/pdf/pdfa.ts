@@ -1,9 +1,11 @@
 /**
- * PDF/A-3b with one embedded XML file (Factur-X / ZUGFeRD), written into a
- * jsPDF document through its output events, as the font code writes fonts.
+ * PDF/A-3b with an embedded XML file (Factur-X / ZUGFeRD) and supplementary
+ * files, written into a jsPDF document through its output events, as the
+ * font code writes fonts.
  *
- * jsPDF has no PDF/A or attachment API. On output this adds: the XML as an
- * embedded file (`/EmbeddedFiles` name tree, `/AF`, `/AFRelationship`), an
+ * jsPDF has no PDF/A or attachment API. On output this adds: the XML and
+ * each supplement as embedded files (`/EmbeddedFiles` name tree, `/AF`,
+ * `/AFRelationship`), an
  * sRGB output intent with its ICC profile, and XMP metadata (PDF/A
  * identification, the Factur-X extension schema and its description, and
  * title, author, producer, creator tool and creation date equal to the
@@ -15,7 +17,7 @@
 import { Buffer } from "node:buffer";
 import { deflateSync } from "node:zlib";
 import { jsPDF } from "jspdf";
-import { output_hooks } from "./jspdf_fence.ts";
+import { output_hooks, type OutputHooks } from "./jspdf_fence.ts";
 
 /** The file to embed and how it relates to the document. */
 export interface PdfAttachment {
@@ -28,7 +30,7 @@ export interface PdfAttachment {
   /** Short description shown by PDF readers. */
   description: string;
   /** PDF 2.0 / PDF/A-3 association of the file with the document. */
-  relationship: "Data" | "Alternative" | "Source";
+  relationship: "Data" | "Alternative" | "Source" | "Supplement";
 }
 
 /** Factur-X XMP extension values (Factur-X 1.0, section on PDF/A-3 metadata). */
@@ -47,6 +49,8 @@ export interface FacturXMetadata {
 export interface PdfA3Options {
   attachment: PdfAttachment;
   factur_x: FacturXMetadata;
+  /** Further files, e.g. supporting documents of the invoice (`/Supplement`). */
+  supplements?: PdfAttachment[];
 }
 
 let icc_stream: string | undefined;
@@ -74,6 +78,27 @@ function utf8_binary(text: string): string {
 function pdf_ascii(text: string): string {
   const ascii = text.replace(/[^\x20-\x7e]/g, "_");
   return "(" + ascii.replace(/[\\()]/g, (c) => "\\" + c) + ")";
+}
+
+/** A PDF text string of any text: PDFDocEncoding-safe ASCII, else UTF-16BE hex. */
+function pdf_text(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return pdf_ascii(text);
+  let hex = "FEFF";
+  for (let i = 0; i < text.length; i++) {
+    hex += text.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0");
+  }
+  return `<${hex}>`;
+}
+
+/** The bytes of {@link pdf_text}'s string, as a binary string (for ordering). */
+function pdf_text_bytes(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return text;
+  let bytes = "\xfe\xff";
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    bytes += String.fromCharCode(unit >> 8, unit & 0xff);
+  }
+  return bytes;
 }
 
 function xml_text(text: string): string {
@@ -184,8 +209,8 @@ function xmp_packet(
 export function make_pdfa3(doc: jsPDF, options: PdfA3Options): void {
   const internal = output_hooks(doc);
   internal.set_pdf_version("1.7");
-  const ids = { metadata: 0, intent: 0, filespec: 0 };
-  const { attachment } = options;
+  const ids = { metadata: 0, intent: 0, filespecs: [] as number[] };
+  const files = [options.attachment, ...options.supplements ?? []];
 
   // PDF/A: every annotation is printable (flag 4) — jsPDF writes links
   // (the payment link) without /F. Only this document's output is changed.
@@ -215,35 +240,9 @@ export function make_pdfa3(doc: jsPDF, options: PdfA3Options): void {
     );
     internal.out("endobj");
 
-    const file_id = internal.newObject();
-    const packed = deflateSync(attachment.bytes);
-    internal.putStream({
-      data: binary(packed),
-      alreadyAppliedFilters: ["/FlateDecode"],
-      filters: [],
-      additionalKeyValues: [
-        { key: "Type", value: "/EmbeddedFile" },
-        { key: "Subtype", value: "/" + pdf_name(attachment.mime_type) },
-        {
-          key: "Params",
-          value: `<</ModDate${
-            pdf_ascii(created)
-          }/Size ${attachment.bytes.length}>>`,
-        },
-      ],
-      objectId: file_id,
-    });
-    internal.out("endobj");
-    ids.filespec = internal.newObject();
-    const name = pdf_ascii(attachment.file_name);
-    internal.out(
-      `<</Type/Filespec/F${name}/UF${name}/Desc${
-        pdf_ascii(attachment.description)
-      }` +
-        `/AFRelationship/${attachment.relationship}` +
-        `/EF<</F ${file_id} 0 R/UF ${file_id} 0 R>>>>`,
-    );
-    internal.out("endobj");
+    for (const file of files) {
+      ids.filespecs.push(embed_file(internal, file, created));
+    }
 
     ids.metadata = internal.newObject();
     // PDF/A: the metadata stream is not filtered, so tools can read it.
@@ -268,13 +267,54 @@ export function make_pdfa3(doc: jsPDF, options: PdfA3Options): void {
   internal.in_catalog(() => {
     internal.out(`/Metadata ${ids.metadata} 0 R`);
     internal.out(`/OutputIntents[${ids.intent} 0 R]`);
-    internal.out(`/AF[${ids.filespec} 0 R]`);
+    internal.out(`/AF[${ids.filespecs.map((id) => `${id} 0 R`).join(" ")}]`);
+    // A name tree lists its keys in the order of their bytes.
+    const names = files.map((file, i) => ({
+      key: file.file_name,
+      bytes: pdf_text_bytes(file.file_name),
+      id: ids.filespecs[i],
+    })).sort((a, b) => (a.bytes < b.bytes ? -1 : a.bytes > b.bytes ? 1 : 0));
     internal.out(
       `/Names<</EmbeddedFiles<</Names[${
-        pdf_ascii(attachment.file_name)
-      } ${ids.filespec} 0 R]>>>>`,
+        names.map(({ key, id }) => `${pdf_text(key)} ${id} 0 R`).join(" ")
+      }]>>>>`,
     );
   });
+}
+
+/** Writes one embedded file and its file specification; returns the specification's id. */
+function embed_file(
+  internal: OutputHooks,
+  file: PdfAttachment,
+  created: string,
+): number {
+  const file_id = internal.newObject();
+  const packed = deflateSync(file.bytes);
+  internal.putStream({
+    data: binary(packed),
+    alreadyAppliedFilters: ["/FlateDecode"],
+    filters: [],
+    additionalKeyValues: [
+      { key: "Type", value: "/EmbeddedFile" },
+      { key: "Subtype", value: "/" + pdf_name(file.mime_type) },
+      {
+        key: "Params",
+        value: `<</ModDate${pdf_ascii(created)}/Size ${file.bytes.length}>>`,
+      },
+    ],
+    objectId: file_id,
+  });
+  internal.out("endobj");
+  const filespec_id = internal.newObject();
+  internal.out(
+    `<</Type/Filespec/F${pdf_ascii(file.file_name)}/UF${
+      pdf_text(file.file_name)
+    }/Desc${pdf_text(file.description)}` +
+      `/AFRelationship/${file.relationship}` +
+      `/EF<</F ${file_id} 0 R/UF ${file_id} 0 R>>>>`,
+  );
+  internal.out("endobj");
+  return filespec_id;
 }
 
 const LINK_ANNOTATION = "/Type /Annot /Subtype /Link ";

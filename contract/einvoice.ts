@@ -17,6 +17,7 @@ import {
   XRECHNUNG_ONLY_MIME_TYPE,
 } from "./einvoice_codes.ts";
 import { vat_identifier } from "./tax.ts";
+import { national_problems, peppol_id_problem } from "./peppol_rules.ts";
 /** UNTDID 5305 VAT category codes used by EN 16931. */
 type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
 
@@ -41,6 +42,7 @@ interface PartyFields {
  * that decide whether a format can be written.
  */
 export interface FormatCheckedInvoice {
+  document_type?: string;
   currency?: string;
   has_tax: boolean;
   sender: PartyFields;
@@ -63,7 +65,11 @@ export interface FormatCheckedInvoice {
   };
   deliver_to?: { city?: string; zip?: string };
   tax_representative?: { vat_id: string };
-  payee?: { identifier?: { scheme?: string; id: string } };
+  payee?: {
+    identifier?: { scheme?: string; id: string };
+    company_id?: string;
+    company_id_scheme?: string;
+  };
   attachments?: { mime_type?: string }[];
 }
 
@@ -476,6 +482,34 @@ function seller_tax_problems(
   }
 }
 
+/**
+ * The payment means code (BT-81) an e-invoice states: the request's
+ * `means_code`; else 58 (SEPA credit transfer) for an EUR IBAN, 30 (credit
+ * transfer) for other accounts, 48 (bank card) for a card, 59 (SEPA direct
+ * debit) in EUR or 49 for a direct debit; none without payment details.
+ */
+export function payment_means_code(
+  invoice: Pick<FormatCheckedInvoice, "currency" | "payment">,
+): string | undefined {
+  const payment = invoice.payment;
+  if (payment === undefined) return undefined;
+  if (payment.means_code !== undefined) return payment.means_code;
+  if (payment.iban !== undefined) {
+    return invoice.currency === "EUR" ? "58" : "30";
+  }
+  if (
+    payment.account_id !== undefined ||
+    (payment.additional_accounts ?? []).length > 0
+  ) {
+    return "30";
+  }
+  if (payment.card !== undefined) return "48";
+  if (payment.direct_debit !== undefined) {
+    return invoice.currency === "EUR" ? "59" : "49";
+  }
+  return undefined;
+}
+
 const CREDIT_TRANSFER_CODES = ["30", "58"];
 const CARD_CODES = ["48", "54", "55"];
 const DIRECT_DEBIT_CODES = ["49", "59"];
@@ -512,49 +546,62 @@ function peppol_problems(
   invoice: FormatCheckedInvoice,
   problems: FormatProblem[],
 ): void {
+  if (invoice.document_type === "self_billed_invoice") {
+    problems.push({
+      path: ["document_type"],
+      message:
+        "must not be self_billed_invoice for ubl: Peppol BIS Billing has no self-billed invoices (PEPPOL-EN16931-P0100)",
+    });
+  }
   if (blank(invoice.buyer_reference) && blank(invoice.purchase_order)) {
     problems.push({
       path: ["buyer_reference"],
       message: "is required for ubl (BT-10), or purchase_order (BT-13)",
     });
   }
-  const identifiers: [(string | number)[], { scheme?: string; id: string }][] =
-    [
-      ...(["sender", "bill_to"] as const).flatMap((party) =>
-        (invoice[party].identifiers ?? []).map((id, index) =>
-          [[party, "identifiers", index, "id"], id] as [
-            (string | number)[],
-            { scheme?: string; id: string },
-          ]
-        )
-      ),
-      ...(invoice.payee?.identifier
-        ? [[["payee", "identifier", "id"], invoice.payee.identifier] as [
-          (string | number)[],
-          { scheme?: string; id: string },
-        ]]
-        : []),
-    ];
-  for (const [path, identifier] of identifiers) {
-    const problem = identifier.scheme === undefined
+  const ids: [(string | number)[], string | undefined, string | undefined][] =
+    [];
+  for (const party of ["sender", "bill_to"] as const) {
+    const p = invoice[party];
+    (p.identifiers ?? []).forEach((id, index) =>
+      ids.push([[party, "identifiers", index, "id"], id.scheme, id.id])
+    );
+    ids.push([[party, "company_id"], p.company_id_scheme, p.company_id]);
+    ids.push([
+      [party, "electronic_address", "id"],
+      p.electronic_address?.scheme,
+      p.electronic_address?.id,
+    ]);
+  }
+  const payee = invoice.payee;
+  ids.push([
+    ["payee", "identifier", "id"],
+    payee?.identifier?.scheme,
+    payee?.identifier?.id,
+  ]);
+  ids.push([
+    ["payee", "company_id"],
+    payee?.company_id_scheme,
+    payee?.company_id,
+  ]);
+  for (const [path, scheme, id] of ids) {
+    const problem = id === undefined
       ? undefined
-      : checked_id_problem(identifier.scheme, identifier.id);
+      : peppol_id_problem(scheme, id);
     if (problem) {
-      problems.push({
-        path,
-        message: `${problem} for ubl (PEPPOL-COMMON-R040, R043)`,
-      });
+      problems.push({ path, message: `${problem} for ubl (PEPPOL-COMMON)` });
     }
   }
-  const { sender } = invoice;
-  if (
-    sender.country === "DK" && !blank(sender.company_id) &&
-    sender.company_id_scheme !== "0184"
+  for (
+    const problem of national_problems(
+      invoice.sender,
+      invoice.bill_to,
+      payment_means_code(invoice),
+    )
   ) {
     problems.push({
-      path: ["sender", "company_id_scheme"],
-      message:
-        "must be 0184 (Danish CVR number) for ubl when the seller is Danish (DK-R-014)",
+      path: problem.path,
+      message: `${problem.message} for ubl`,
     });
   }
   for (const party of ["sender", "bill_to"] as const) {

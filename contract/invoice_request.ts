@@ -160,8 +160,14 @@ const InvoiceFields = {
     `Language and formats of the PDF: ${SUPPORTED_LOCALES.join(", ")}. ` +
       "Default: from Accept-Language, else en-US.",
   ),
-  document_type: z.enum(["invoice", "credit_note"]).optional().describe(
-    "invoice (default) or credit_note.",
+  document_type: z.enum([
+    "invoice",
+    "credit_note",
+    "corrected_invoice",
+    "self_billed_invoice",
+  ]).optional().describe(
+    "invoice (default), credit_note, corrected_invoice (BT-3 384, with the invoice it " +
+      "corrects in preceding_invoices) or self_billed_invoice (389, issued by the buyer).",
   ),
   preceding_invoice_number: optional_text(
     INVOICE_LIMITS.invoice_number,

@@ -11,8 +11,15 @@
 /** UNTDID 5305 tax categories used by EN 16931. */
 export type TaxCategory = "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
 
-/** Invoice (UNTDID 1001 code 380) or credit note (381). */
-export type DocumentType = "invoice" | "credit_note";
+/**
+ * UNTDID 1001 document type (BT-3): invoice 380, credit note 381, corrected
+ * invoice 384, self-billed invoice 389.
+ */
+export type DocumentType =
+  | "invoice"
+  | "credit_note"
+  | "corrected_invoice"
+  | "self_billed_invoice";
 
 /** An identifier with its optional scheme (ISO/IEC 6523 ICD or UNTDID 1153 code). */
 export interface SchemeIdentifier {

@@ -194,3 +194,40 @@ Deno.test("units must be Recommendation 20 codes the validators accept", () => {
   ]);
   assertEquals(lines(invoice, "pdf"), []);
 });
+
+Deno.test("Peppol: identifier check digits by scheme and the national rules on the seller", () => {
+  const danish = complete();
+  danish.sender = {
+    ...danish.sender,
+    country: "DK",
+    tax_id: "DK12345674",
+    company_id: "12345674",
+    identifiers: [{ scheme: "0088", id: "5790000436102" }],
+  };
+  danish.bill_to = { ...danish.bill_to, country: "DK" };
+  danish.payment = { iban: "DK5000400440116243", means_code: "30" };
+  assertEquals(lines(danish, "ubl"), [
+    "sender.identifiers.0.id must be a GLN: 13 digits with a valid check digit (scheme 0088) for ubl (PEPPOL-COMMON)",
+    "sender.company_id_scheme must be 0184 (Danish CVR number) when the seller is Danish (DK-R-014) for ubl",
+    "payment.means_code must be one of 1, 10, 31, 42, 48, 49, 50, 58, 59, 93, 97 between Danish parties (DK-R-005) for ubl",
+  ]);
+  // Not Peppol's rules: the other formats take the same invoice.
+  assertEquals(lines(danish, "cii"), []);
+  const norwegian = complete();
+  norwegian.sender = {
+    ...norwegian.sender,
+    country: "NO",
+    tax_id: "NO974760673",
+  };
+  assertEquals(lines(norwegian, "ubl"), [
+    "sender.tax_id must be NO, a valid 9-digit organization number and MVA when the seller is Norwegian (NO-R-001) for ubl",
+  ]);
+  norwegian.sender.tax_id = "NO 974 760 673 MVA";
+  assertEquals(lines(norwegian, "ubl"), []);
+  assertEquals(
+    lines({ ...complete(), document_type: "self_billed_invoice" }, "ubl"),
+    [
+      "document_type must not be self_billed_invoice for ubl: Peppol BIS Billing has no self-billed invoices (PEPPOL-EN16931-P0100)",
+    ],
+  );
+});

@@ -522,6 +522,24 @@ Deno.test("the terms of the other invoices: exemption codes, cards, direct debit
   });
 });
 
+Deno.test("corrected and self-billed invoices have their type codes (BT-3 384, 389)", () => {
+  const body = {
+    ...new Map(term_scenarios()).get("card payment")!,
+    preceding_invoices: [{ number: "RE-2026-0001" }],
+  };
+  inspect(
+    { ...body, document_type: "corrected_invoice" },
+    "cii",
+    (root) =>
+      assertEquals(root.text("rsm:ExchangedDocument/ram:TypeCode"), "384"),
+  );
+  inspect(
+    { ...body, document_type: "self_billed_invoice" },
+    "xrechnung-ubl",
+    (root) => assertEquals(root.text("cbc:InvoiceTypeCode"), "389"),
+  );
+});
+
 // ---------------------------------------------------------------------------
 // The defects the official examples found, one test each.
 

@@ -15,6 +15,7 @@ import type {
   TaxCategory,
 } from "../../contract/invoice_types.ts";
 import { vat_identifier } from "../../contract/tax.ts";
+import { payment_means_code } from "../../contract/einvoice.ts";
 import { decimal_from_number, format_decimal } from "../../contract/money.ts";
 
 /** EN 16931 specification identifier (BT-24) of a plain EN 16931 invoice. */
@@ -31,9 +32,16 @@ export const PEPPOL_PROCESS = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
 /** The rule set an XML is written for: what differs between them. */
 export type Flavour = "en16931" | "xrechnung" | "peppol";
 
-/** UNTDID 1001 invoice type code (BT-3): 380 commercial invoice, 381 credit note. */
-export function type_code(invoice: Invoice): "380" | "381" {
-  return invoice.document_type === "credit_note" ? "381" : "380";
+const TYPE_CODES = {
+  invoice: "380",
+  credit_note: "381",
+  corrected_invoice: "384",
+  self_billed_invoice: "389",
+} as const;
+
+/** UNTDID 1001 invoice type code (BT-3): 380 invoice, 381 credit note, 384, 389. */
+export function type_code(invoice: Invoice): string {
+  return TYPE_CODES[invoice.document_type] ?? "380";
 }
 
 /** Whether any line, allowance or charge is in category `category`. */
@@ -277,32 +285,6 @@ export interface PaymentMeans {
   card?: { last4: string; holder?: string };
   /** The debited account (BT-91). */
   debtor_iban?: string;
-}
-
-/**
- * The payment means code (BT-81): the request's `means_code`; else 58
- * (SEPA credit transfer) for an EUR IBAN, 30 (credit transfer) for other
- * accounts, 48 (bank card) for a card, 59 (SEPA direct debit) in EUR or 49
- * for a direct debit.
- */
-export function payment_means_code(invoice: Invoice): string | undefined {
-  const payment = invoice.payment;
-  if (payment === undefined) return undefined;
-  if (payment.means_code !== undefined) return payment.means_code;
-  if (payment.iban !== undefined) {
-    return invoice.currency === "EUR" ? "58" : "30";
-  }
-  if (
-    payment.account_id !== undefined ||
-    (payment.additional_accounts ?? []).length > 0
-  ) {
-    return "30";
-  }
-  if (payment.card !== undefined) return "48";
-  if (payment.direct_debit !== undefined) {
-    return invoice.currency === "EUR" ? "59" : "49";
-  }
-  return undefined;
 }
 
 /**

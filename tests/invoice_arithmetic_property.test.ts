@@ -1,5 +1,5 @@
 /**
- * Property test of the invoice arithmetic (issue 9): 10,000 random invoices —
+ * Property test of the invoice arithmetic: 10,000 random invoices —
  * quantities with up to 4 decimals, rates with up to 3 decimals, line
  * amounts within one minor unit of the exact product, several tax categories
  * and rates, invoice defaults, fixed and percent discounts and charges (a

@@ -1,0 +1,383 @@
+import { assertEquals, assertRejects, assertStrictEquals } from "../assert.ts";
+import { sql } from "drizzle-orm";
+import {
+  create_account,
+  type Database,
+  get_daily_usage,
+  get_usage,
+  open_database,
+  prune_receipts,
+  release_generation,
+  reserve_generation,
+  type ReserveResult,
+} from "../../db/mod.ts";
+import { query_rows } from "../../db/_util.ts";
+import { open_test_database } from "../helpers/test_database.ts";
+
+const MONTH = "2030-03";
+const DAY = "2030-03-14";
+
+async function receipt_count(
+  database: Database,
+  account_id: string,
+  month: string,
+): Promise<number> {
+  const rows = await query_rows<{ n: number }>(
+    database,
+    sql`select count(*)::int as n from generation_receipts
+        where account_id = ${account_id}::uuid and month = ${month}`,
+  );
+  return rows[0]!.n;
+}
+
+function tally(results: ReserveResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) {
+    counts[result.status] = (counts[result.status] ?? 0) + 1;
+  }
+  return counts;
+}
+
+// 500 concurrent reservations with distinct hashes against limit 150,
+// spread round-robin over `handles`: exactly 150 may succeed.
+async function check_exact_quota(
+  handles: Database[],
+  account_id: string,
+): Promise<void> {
+  const month = "2031-01";
+  const results = await Promise.all(
+    Array.from(
+      { length: 500 },
+      (_, i) =>
+        reserve_generation(handles[i % handles.length]!, {
+          account_id,
+          month,
+          day: `${month}-${String(1 + (i % 28)).padStart(2, "0")}`,
+          limit: 150,
+          request_hash: `hash-${i}`,
+        }),
+    ),
+  );
+  assertEquals(tally(results), { reserved: 150, exhausted: 350 });
+  const used = results.filter((r) => r.status === "reserved")
+    .map((r) => r.used).sort((a, b) => a - b);
+  assertEquals(used, Array.from({ length: 150 }, (_, i) => i + 1));
+  for (const result of results) {
+    if (result.status === "exhausted") assertStrictEquals(result.used, 150);
+  }
+  const database = handles[0]!;
+  assertStrictEquals(await get_usage(database, account_id, { month }), 150);
+  // Identical concurrent requests in a fresh month: one counted, rest free.
+  const same = await Promise.all(
+    Array.from(
+      { length: 20 },
+      (_, i) =>
+        reserve_generation(handles[i % handles.length]!, {
+          account_id,
+          month: "2031-02",
+          day: "2031-02-01",
+          limit: 150,
+          request_hash: "same",
+        }),
+    ),
+  );
+  assertEquals(tally(same), { reserved: 1, replay: 19 });
+  assertStrictEquals(
+    await get_usage(database, account_id, { month: "2031-02" }),
+    1,
+  );
+  assertStrictEquals(await receipt_count(database, account_id, month), 150);
+  const daily = await get_daily_usage(database, account_id, { month });
+  assertStrictEquals(daily.reduce((sum, d) => sum + d.count, 0), 150);
+
+  // Used up: new hashes sent several times at once are never replays of
+  // one another (issue 16 item 1), and leave no receipt behind.
+  const copies = (hashes: number, times: number, limit: number) =>
+    Promise.all(
+      Array.from(
+        { length: hashes * times },
+        (_, i) =>
+          reserve_generation(handles[i % handles.length]!, {
+            account_id,
+            month,
+            day: `${month}-01`,
+            limit,
+            request_hash: `dup-${limit}-${i % hashes}`,
+          }).then((result) => ({ hash: i % hashes, result })),
+      ),
+    );
+  const used_up = await copies(10, 6, 150);
+  assertEquals(tally(used_up.map((r) => r.result)), { exhausted: 60 });
+  assertStrictEquals(await receipt_count(database, account_id, month), 150);
+  // Two left: exactly two distinct hashes are charged, copies of them replay.
+  const two_left = await copies(10, 6, 152);
+  const charged = new Set(
+    two_left.filter((r) => r.result.status === "reserved").map((r) => r.hash),
+  );
+  assertStrictEquals(charged.size, 2);
+  assertEquals(
+    tally(two_left.filter((r) => !charged.has(r.hash)).map((r) => r.result)),
+    { exhausted: 48 },
+  );
+  assertStrictEquals(await get_usage(database, account_id, { month }), 152);
+  assertStrictEquals(await receipt_count(database, account_id, month), 152);
+}
+
+Deno.test("usage quotas", async (t) => {
+  const { database, database_url, close } = await open_test_database();
+  try {
+    const account = await create_account(database, {
+      email: "usage@example.com",
+      plan: "starter",
+    });
+    const base = { account_id: account.id, month: MONTH, day: DAY };
+
+    await t.step("reserve counts up to the limit", async () => {
+      assertEquals(
+        await reserve_generation(database, {
+          ...base,
+          limit: 2,
+          request_hash: "a",
+        }),
+        { status: "reserved", used: 1 },
+      );
+      assertEquals(
+        await reserve_generation(database, {
+          ...base,
+          limit: 2,
+          request_hash: "b",
+        }),
+        { status: "reserved", used: 2 },
+      );
+      assertEquals(
+        await reserve_generation(database, {
+          ...base,
+          limit: 2,
+          request_hash: "c",
+        }),
+        { status: "exhausted", used: 2 },
+      );
+      assertStrictEquals(
+        await get_usage(database, account.id, { month: MONTH }),
+        2,
+      );
+      // The rejected request left no receipt behind.
+      assertStrictEquals(await receipt_count(database, account.id, MONTH), 2);
+    });
+
+    await t.step("replay is free, even when exhausted", async () => {
+      assertEquals(
+        await reserve_generation(database, {
+          ...base,
+          limit: 2,
+          request_hash: "a",
+        }),
+        { status: "replay", used: 2 },
+      );
+      // Even with a lowered limit.
+      assertEquals(
+        await reserve_generation(database, {
+          ...base,
+          limit: 0,
+          request_hash: "b",
+        }),
+        { status: "replay", used: 2 },
+      );
+      assertStrictEquals(
+        await get_usage(database, account.id, { month: MONTH }),
+        2,
+      );
+    });
+
+    await t.step("release decrements once and frees the hash", async () => {
+      assertEquals(
+        await release_generation(database, { ...base, request_hash: "b" }),
+        { released: true, used: 1 },
+      );
+      assertEquals(
+        await release_generation(database, { ...base, request_hash: "b" }),
+        { released: false, used: 1 },
+        "a second release changes nothing",
+      );
+      assertEquals(
+        await get_daily_usage(database, account.id, { month: MONTH }),
+        [{ day: DAY, count: 1 }],
+      );
+      // "c" was rejected earlier; now there is room and it is not a replay.
+      assertEquals(
+        await reserve_generation(database, {
+          ...base,
+          limit: 2,
+          request_hash: "c",
+        }),
+        { status: "reserved", used: 2 },
+      );
+    });
+
+    await t.step("limit 0 reserves nothing", async () => {
+      const fresh = await create_account(database, {
+        email: "zero@example.com",
+        plan: "starter",
+      });
+      assertEquals(
+        await reserve_generation(database, {
+          account_id: fresh.id,
+          month: MONTH,
+          day: DAY,
+          limit: 0,
+          request_hash: "z",
+        }),
+        { status: "exhausted", used: 0 },
+      );
+      assertStrictEquals(
+        await get_usage(database, fresh.id, { month: MONTH }),
+        0,
+      );
+      assertStrictEquals(await receipt_count(database, fresh.id, MONTH), 0);
+    });
+
+    await t.step("month rollover starts a fresh count", async () => {
+      const next = {
+        account_id: account.id,
+        month: "2030-04",
+        day: "2030-04-01",
+      };
+      assertStrictEquals(
+        await get_usage(database, account.id, { month: "2030-04" }),
+        0,
+      );
+      // Same hash as last month: counted again, not a replay.
+      assertEquals(
+        await reserve_generation(database, {
+          ...next,
+          limit: 2,
+          request_hash: "a",
+        }),
+        { status: "reserved", used: 1 },
+      );
+      assertStrictEquals(
+        await get_usage(database, account.id, { month: MONTH }),
+        2,
+      );
+      assertEquals(
+        await get_daily_usage(database, account.id, { month: "2030-04" }),
+        [{ day: "2030-04-01", count: 1 }],
+      );
+    });
+
+    await t.step("daily usage per day within the month only", async () => {
+      const fresh = await create_account(database, {
+        email: "daily@example.com",
+        plan: "team",
+      });
+      const days = ["2030-12-31", "2030-12-01", "2030-12-31"];
+      for (const [i, day] of days.entries()) {
+        await reserve_generation(database, {
+          account_id: fresh.id,
+          month: "2030-12",
+          day,
+          limit: 10,
+          request_hash: `d${i}`,
+        });
+      }
+      await reserve_generation(database, {
+        account_id: fresh.id,
+        month: "2031-01",
+        day: "2031-01-01",
+        limit: 10,
+        request_hash: "jan",
+      });
+      assertEquals(
+        await get_daily_usage(database, fresh.id, { month: "2030-12" }),
+        [{ day: "2030-12-01", count: 1 }, { day: "2030-12-31", count: 2 }],
+      );
+      assertEquals(
+        await get_daily_usage(database, fresh.id, { month: "2030-11" }),
+        [],
+      );
+    });
+
+    await t.step("input validation", async () => {
+      await assertRejects(() =>
+        reserve_generation(database, {
+          ...base,
+          month: "2030-3",
+          limit: 1,
+          request_hash: "v",
+        }), RangeError);
+      await assertRejects(() =>
+        reserve_generation(database, {
+          ...base,
+          day: "2030-04-01",
+          limit: 1,
+          request_hash: "v",
+        }), RangeError);
+      await assertRejects(
+        () =>
+          reserve_generation(database, {
+            ...base,
+            limit: -1,
+            request_hash: "v",
+          }),
+        RangeError,
+      );
+      await assertRejects(() =>
+        reserve_generation(database, {
+          ...base,
+          account_id: "nope",
+          limit: 1,
+          request_hash: "v",
+        }), TypeError);
+      assertStrictEquals(
+        await get_usage(database, "nope", { month: MONTH }),
+        0,
+      );
+    });
+
+    await t.step("prune_receipts drops old months only", async () => {
+      // Only this account's two 2030-03 receipts ("a" and "c") are older.
+      assertStrictEquals(
+        await prune_receipts(database, { before_month: "2030-04" }),
+        2,
+      );
+      assertStrictEquals(await receipt_count(database, account.id, MONTH), 0);
+      assertStrictEquals(
+        await receipt_count(database, account.id, "2030-04"),
+        1,
+      );
+      // Counters are untouched.
+      assertStrictEquals(
+        await get_usage(database, account.id, { month: MONTH }),
+        2,
+      );
+    });
+
+    await t.step(
+      `quota exact under concurrency (${database.kind})`,
+      async () => {
+        const fresh = await create_account(database, {
+          email: "concurrent@example.com",
+          plan: "pro",
+        });
+        await check_exact_quota([database], fresh.id);
+      },
+    );
+
+    if (database_url) {
+      await t.step("quota exact across two handles (postgres)", async () => {
+        const second = await open_database({ database_url });
+        try {
+          const fresh = await create_account(database, {
+            email: "two-handles@example.com",
+            plan: "pro",
+          });
+          await check_exact_quota([database, second], fresh.id);
+        } finally {
+          await second.close();
+        }
+      });
+    }
+  } finally {
+    await close();
+  }
+});

@@ -6,7 +6,7 @@
  * neither count, cap nor time out connections. Deno keeps a function that
  * serves a single accepted connection (`serveHttpOnConnection`, used by its
  * own `node:http2`), reachable only through `Deno[Deno.internal]`. This is
- * the one module that touches it; `tests/deno_http_connection.test.ts` pins
+ * the one module that touches it; `tests/http/deno_http_connection.test.ts` pins
  * the Deno versions it was verified on and the behaviour relied on here:
  * requests are parsed and framed exactly as `Deno.serve` does, the
  * connection's descriptor is the only one it holds, aborting closes it at

@@ -2,7 +2,7 @@
  * The example invoice, written once: the OpenAPI document sends it as the
  * request example of `POST /generate` (as is, dated), and the dashboard's
  * Try it page starts from it (carried in the page, see `pages.ts`), dated
- * today in the browser. tests/example_invoice.test.ts checks that it passes
+ * today in the browser. tests/contract/example_invoice.test.ts checks that it passes
  * the contract's schemas and that both show this same object.
  *
  * @module

@@ -2,7 +2,7 @@
  * Examples for every operation of the OpenAPI document: one request (where
  * there is a body) and one answer per documented status. Kept next to the
  * generator and checked against the contract's zod schemas by
- * tests/openapi.test.ts, so they cannot drift from what the API does.
+ * tests/contract/openapi.test.ts, so they cannot drift from what the API does.
  *
  * @module
  */

@@ -6,7 +6,7 @@
  *
  * It reads the router through `@trpc/server`'s internal type shape
  * (`_def.record`, `_def.$types`, `_def._config.$types.errorShape`) and
- * nowhere else; `tests/client_package.test.ts` proves the printed router
+ * nowhere else; `tests/contract/client_package.test.ts` proves the printed router
  * equal to the contract's for the pinned `@trpc/server`.
  *
  * @module

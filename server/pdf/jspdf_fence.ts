@@ -7,7 +7,7 @@
  * mirrored pages, cached images, PDF/A objects, and native zlib instead of
  * jsPDF's slow deflate. No jsPDF method is replaced per document except an
  * image decoder while a cached logo is added. Each is a function here, written against the jsPDF
- * version {@link JSPDF_VERSION}; `tests/jspdf_fence.test.ts` pins that
+ * version {@link JSPDF_VERSION}; `tests/render/jspdf_fence.test.ts` pins that
  * version and checks that every private member used here still exists.
  * Code outside this module uses jsPDF's public API and these functions.
  *

@@ -7,7 +7,7 @@
  * One table, `Record<Locale, …>` over the contract's locale ids
  * (`contract/locales.ts`), the default for invoices without `locale`
  * included: a missing locale or label is a compile error, an unknown id an
- * error at run time (never a silent fallback). `tests/render_locales.test.ts`
+ * error at run time (never a silent fallback). `tests/render/locales.test.ts`
  * checks that every locale has every label with the same `{placeholders}`.
  *
  * Words were chosen as an accountant of the country prints them on an

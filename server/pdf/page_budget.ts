@@ -6,7 +6,7 @@
  *
  * The lower bound counts what each script takes on a line: every character
  * is given the narrowest advance its font has in its block (measured from
- * the fonts and checked against shaped text in `tests/page_budget.test.ts`),
+ * the fonts and checked against shaped text in `tests/render/page_budget.test.ts`),
  * so CJK text (a full em a character) wraps in the estimate as it does on
  * the page, while the estimate stays below the real count for any text.
  *

@@ -2,8 +2,8 @@
  * The business invoice in the contract (issue 9): tax per (category, rate)
  * group, discounts and charges, amounts paid and due, payment details, logo,
  * locale, credit notes and expected totals, by worked examples. Each bad
- * input's 400 is in `invoice_rules.test.ts`, the property test of the
- * arithmetic in `invoice_arithmetic_property.test.ts`.
+ * input's 400 is in `tests/contract/invoice_rules.test.ts`, the property test of the
+ * arithmetic in `tests/contract/invoice_arithmetic_property.test.ts`.
  */
 import {
   assert,

@@ -122,7 +122,7 @@ async function sign_up(
   assertEquals(response.status, 200, await response.clone().text());
   await response.body?.cancel();
   const session = await session_of(server, session_pair(response));
-  // The verification mail is tested in account_mail.test.ts; here the
+  // The verification mail is tested in tests/dashboard/account_mail.test.ts; here the
   // address counts as confirmed so live keys can be created.
   await set_email_verified(server.test_database.database, session.account_id);
   return session;
@@ -728,7 +728,7 @@ Deno.test("sign-up follows configuration: closed, or opened on another plan", as
         const page = await (await fetch(`${server.url}/signup`)).text();
         assertStringIncludes(page, "Start on the Pro plan: 1,000 invoices");
         // The same address again (any case): the same answer as a new one,
-        // and still one account (account_mail.test.ts covers the owner's
+        // and still one account (tests/dashboard/account_mail.test.ts covers the owner's
         // notice).
         await sign_up_only(server, email.toUpperCase());
         const accounts = await server.test_database.database.db.select()

@@ -2,7 +2,7 @@
  * The Factur-X PDF: PDF/A-3b structure as qpdf, pdfinfo and pdfdetach see
  * it, the embedded XML byte for byte, the same pages as the plain PDF, and
  * determinism. The XML inside is checked by the validator in
- * einvoice_validation.test.ts.
+ * tests/einvoice/validation.test.ts.
  */
 import {
   assert,

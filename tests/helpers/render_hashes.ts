@@ -1,10 +1,10 @@
 /**
  * SHA-256 of every document of the renderer's fixture set
- * (`fixtures/render_fixture_set.ts`), for `render_hashes.test.ts`.
+ * (`fixtures/render_fixture_set.ts`), for `tests/render/hashes.test.ts`.
  *
  * ```sh
- * deno run --allow-read --allow-write tests/render_hashes.ts          # print JSON
- * deno run --allow-read --allow-write tests/render_hashes.ts --write  # update render_hashes.json
+ * deno run --allow-read --allow-write tests/helpers/render_hashes.ts          # print JSON
+ * deno run --allow-read --allow-write tests/helpers/render_hashes.ts --write  # update render_hashes.json
  * ```
  *
  * Regenerate the committed list only for a change that is meant to change

@@ -1,5 +1,5 @@
 /**
- * A worker for `tests/render_worker_lazy.test.ts`: imports the renderer as
+ * A worker for `tests/render/worker_lazy.test.ts`: imports the renderer as
  * the render worker does (without `pdf/mod.ts`, so without the text
  * layout), renders each invoice it is sent in turn and answers, per
  * invoice, the bytes and whether the text layout was loaded afterwards.

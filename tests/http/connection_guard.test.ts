@@ -5,7 +5,7 @@
  * failed accepts are survived, logged at most once a second and retried;
  * shutdown answers every request already received with `Connection:
  * close`. Deadlines over the whole service are tested in
- * http_connection_timeouts.test.ts, floods in connection_flood.test.ts.
+ * tests/http/connection_timeouts.test.ts, floods in tests/process/connection_flood.test.ts.
  */
 import { assert, assertEquals } from "../assert.ts";
 import {

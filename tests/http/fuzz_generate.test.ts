@@ -3,7 +3,7 @@
  * answer is a 4xx in the error shape (or, for a body that happens to be a
  * valid invoice, a PDF); never a 500, a hang or a crash.
  *
- * Replay a failure with `FUZZ_SEED=<seed> deno task test tests/fuzz_generate.test.ts`.
+ * Replay a failure with `FUZZ_SEED=<seed> deno task test tests/http/fuzz_generate.test.ts`.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { start_test_server } from "../helpers/test_server.ts";

@@ -3,7 +3,7 @@
  * (`fixtures/render_fixture_set.ts`) hashes to the value committed in
  * `fixtures/render_hashes.json`. A change meant to change the output
  * regenerates the list (`deno run --allow-read --allow-write
- * tests/render_hashes.ts --write`, see there) and says so in its commit.
+ * tests/helpers/render_hashes.ts --write`, see there) and says so in its commit.
  */
 import { assertEquals } from "../assert.ts";
 import {
@@ -21,7 +21,7 @@ Deno.test("every document of the renderer's fixture set is byte-identical to its
     current.deno,
     committed.deno,
     "the hashes were made with another Deno (Intl data and zlib come with it): " +
-      "check the output, then regenerate them (tests/render_hashes.ts --write)",
+      "check the output, then regenerate them (tests/helpers/render_hashes.ts --write)",
   );
   const names = new Set([
     ...Object.keys(committed.hashes),

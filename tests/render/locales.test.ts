@@ -31,7 +31,7 @@ import {
 
 /**
  * Issue 11's locales (other scripts; their PDF text is checked in
- * render_scripts.test.ts, in pdftotext's reading order).
+ * tests/render/scripts.test.ts, in pdftotext's reading order).
  */
 const SCRIPT_LOCALES = [
   "zh-CN",

@@ -8,7 +8,7 @@
  * The random invoices are requests normalized by the contract
  * (`InvoiceRequestSchema`): what pdftotext reads must equal what the
  * contract computed (its arithmetic has its own property test in
- * tests/invoice_business.test.ts).
+ * tests/contract/invoice_business.test.ts).
  *
  * Throughput: PDFs are merged in batches with `qpdf --empty --pages` and
  * each batch is read by one `pdftotext` run. Default 300 invoices;

@@ -20,6 +20,7 @@ import type { Config } from "./config.ts";
 import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
 import { create_account_mail } from "./dashboard/account_mail.ts";
+import type { ScryptParams } from "./dashboard/password.ts";
 import { create_mailer } from "./mail.ts";
 import { MemoryBudget } from "./memory_budget.ts";
 import { create_operator_mail } from "./operator_mail.ts";
@@ -39,6 +40,11 @@ export interface StartOptions {
   quiet?: boolean;
   /** An already-open database to serve from (tests); it is not closed on shutdown. */
   database?: Database;
+  /**
+   * Cost of new password hashes; default `DEFAULT_SCRYPT_PARAMS`, the
+   * production cost. Tests inject a low cost so sign-ups hash cheaply.
+   */
+  scrypt_params?: ScryptParams;
 }
 
 /** A running service. */
@@ -118,6 +124,7 @@ export async function start_server(
     now: options.now ?? (() => new Date()),
     link_origin,
     support_email: config.support_email,
+    scrypt_params: options.scrypt_params,
   });
   const operator_mail = create_operator_mail({
     mailer,
@@ -137,6 +144,7 @@ export async function start_server(
     admin_token: config.admin_token,
     rate_limit_per_minute: config.rate_limit_per_minute,
     now: options.now,
+    scrypt_params: options.scrypt_params,
   });
   const log = options.log ??
     (options.quiet

@@ -41,7 +41,7 @@ import { RenderBudget } from "./render_budget.ts";
 import { RenderTimeoutError } from "./render_pool.ts";
 import { enforce_rate_limit } from "./rate_limit.ts";
 import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
-import { hash_password } from "./dashboard/password.ts";
+import { hash_password, type ScryptParams } from "./dashboard/password.ts";
 
 /** How to render: the format (default the PDF) and whether for a test key. */
 export interface RenderOptions {
@@ -93,6 +93,8 @@ export interface ServicesOptions {
   operator_mail?: OperatorMail;
   /** `SUPPORT_EMAIL`, named where customers are told how to get more. */
   support_email?: string;
+  /** Cost of new password hashes (default `DEFAULT_SCRYPT_PARAMS`). */
+  scrypt_params?: ScryptParams;
 }
 
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
@@ -443,6 +445,7 @@ export function create_services(
   const password_auth = create_password_auth(database, {
     policy: options.signup,
     now,
+    scrypt_params: options.scrypt_params,
   });
 
   async function insert_account(
@@ -1203,7 +1206,10 @@ export function create_services(
           client_address: input.client_address,
         });
         await store.update_account(database, account.id, {
-          password_hash: await hash_password(input.new_password),
+          password_hash: await hash_password(
+            input.new_password,
+            options.scrypt_params,
+          ),
         });
         // Reset links mailed for the old password die with it.
         await store.delete_account_tokens(database, {

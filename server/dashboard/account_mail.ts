@@ -12,7 +12,7 @@ import { ApiError } from "../../contract/mod.ts";
 import * as store from "../../db/mod.ts";
 import type { Mailer } from "../mail.ts";
 import { enforce_rate_limit, take_rate_limit } from "../rate_limit.ts";
-import { hash_password } from "./password.ts";
+import { hash_password, type ScryptParams } from "./password.ts";
 
 /** A reset link works for this long. */
 export const PASSWORD_RESET_TTL_SECONDS = 60 * 60;
@@ -103,6 +103,8 @@ export interface AccountMailOptions {
   support_email?: string;
   /** Told when a background send fails (default: `console.error`). */
   on_error?: (error: unknown) => void;
+  /** Cost of new password hashes (default `DEFAULT_SCRYPT_PARAMS`). */
+  scrypt_params?: ScryptParams;
 }
 
 /** Creates the reset and verification flows. */
@@ -247,7 +249,10 @@ export function create_account_mail(
 
     async reset_password(input) {
       const { account } = await used_token(input.token, "password_reset");
-      const password_hash = await hash_password(input.password);
+      const password_hash = await hash_password(
+        input.password,
+        options.scrypt_params,
+      );
       const updated = await store.update_account(database, account.id, {
         password_hash,
       });

@@ -12,7 +12,11 @@ import {
 } from "../../contract/mod.ts";
 import * as store from "../../db/mod.ts";
 import { enforce_rate_limit, type RateLimit } from "../rate_limit.ts";
-import { hash_password, verify_password } from "./password.ts";
+import {
+  hash_password,
+  type ScryptParams,
+  verify_password,
+} from "./password.ts";
 
 /** Who may sign up, and what a new account starts with. */
 export interface SignupPolicy {
@@ -94,7 +98,12 @@ export const WRONG_CURRENT_PASSWORD = "The current password is wrong";
 /** Creates the password checks for a database. */
 export function create_password_auth(
   database: store.Database,
-  options: { policy?: SignupPolicy; now: () => Date },
+  options: {
+    policy?: SignupPolicy;
+    now: () => Date;
+    /** Cost of new hashes (default `DEFAULT_SCRYPT_PARAMS`). */
+    scrypt_params?: ScryptParams;
+  },
 ): PasswordAuth {
   const policy = options.policy ?? DEFAULT_SIGNUP_POLICY;
   // An unknown e-mail is checked against this hash so that it costs as much
@@ -162,7 +171,10 @@ export function create_password_auth(
         email: input.email,
         plan: policy.plan,
         subscription_status: policy.subscription_status,
-        password_hash: await hash_password(input.password),
+        password_hash: await hash_password(
+          input.password,
+          options.scrypt_params,
+        ),
       };
     },
 
@@ -174,7 +186,10 @@ export function create_password_auth(
         ? await store.get_password_hash(database, account.id)
         : undefined;
       if (!account || !stored) {
-        decoy_hash ??= hash_password(crypto.randomUUID());
+        decoy_hash ??= hash_password(
+          crypto.randomUUID(),
+          options.scrypt_params,
+        );
         await verify_password(input.password, await decoy_hash);
         throw new ApiError("unauthorized", WRONG_CREDENTIALS);
       }

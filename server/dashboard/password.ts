@@ -20,7 +20,11 @@ export interface ScryptParams {
   p: number;
 }
 
-/** The parameters: N = 2^15, r = 8 → 32 MiB and ~0.1 s per hash here. */
+/**
+ * The production cost: N = 2^15, r = 8 → 32 MiB and ~0.1 s per hash here.
+ * Every new hash uses it unless a caller injects other parameters (tests
+ * start servers with a low cost through `StartOptions.scrypt_params`).
+ */
 export const DEFAULT_SCRYPT_PARAMS: ScryptParams = { log_n: 15, r: 8, p: 1 };
 
 const SALT_BYTES = 16;

@@ -22,7 +22,7 @@ import {
   type Violation,
 } from "../helpers/axe.ts";
 import { create_account, create_session } from "../../db/mod.ts";
-import { hash_password } from "../../server/dashboard/password.ts";
+import { test_password_hash } from "../helpers/accounts.ts";
 import { corpus_request } from "../fixtures/einvoice_corpus.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -209,7 +209,7 @@ Deno.test({
         const account = await create_account(database, {
           email: `a11y-${crypto.randomUUID().slice(0, 8)}@example.com`,
           plan: "starter",
-          password_hash: await hash_password(PASSWORD),
+          password_hash: await test_password_hash(PASSWORD),
           email_verified: false,
         });
         const created = await server.admin(

@@ -13,11 +13,10 @@ import {
   screenshot_both,
 } from "../helpers/browser.ts";
 import { start_test_server, type TestServer } from "../helpers/test_server.ts";
-import { signed_in_email } from "../helpers/accounts.ts";
+import { signed_in_email, test_password_hash } from "../helpers/accounts.ts";
 import { link_in, start_smtp_sink } from "../helpers/smtp_sink.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
 import { create_account } from "../../db/mod.ts";
-import { hash_password } from "../../server/dashboard/password.ts";
 
 const PASSWORD = "correct horse battery staple";
 const NEW_PASSWORD = "a brand new passphrase";
@@ -60,7 +59,7 @@ Deno.test({
       await create_account(server.test_database.database, {
         email,
         plan: "starter",
-        password_hash: await hash_password(PASSWORD),
+        password_hash: await test_password_hash(PASSWORD),
       });
 
       await t.step("sign in; the keys page offers a curl example", async () => {

@@ -16,8 +16,12 @@ import {
   to_api_error,
 } from "../../contract/mod.ts";
 import { create_services } from "../../server/services.ts";
-import { start_test_server, type TestServer } from "../helpers/test_server.ts";
-import { session_state } from "../helpers/accounts.ts";
+import {
+  start_test_server,
+  TEST_SCRYPT_PARAMS,
+  type TestServer,
+} from "../helpers/test_server.ts";
+import { session_state, test_password_hash } from "../helpers/accounts.ts";
 import {
   link_in,
   type SmtpSink,
@@ -38,7 +42,6 @@ import {
   reserve_generation,
   schema,
 } from "../../db/mod.ts";
-import { hash_password } from "../../server/dashboard/password.ts";
 import { SIGN_IN_LIMIT } from "../../server/dashboard/auth.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -64,7 +67,7 @@ async function password_account(
   const account = await create_account(server.test_database.database, {
     email,
     plan: "starter",
-    password_hash: await hash_password(PASSWORD),
+    password_hash: await test_password_hash(PASSWORD),
   });
   return { id: account.id, email: account.email };
 }
@@ -622,6 +625,7 @@ Deno.test("server-side caller: auth.change_password and auth.delete_account thro
     const services = create_services(database, {
       render_pdf: () => Promise.reject(new Error("not rendering here")),
       now: () => START,
+      scrypt_params: TEST_SCRYPT_PARAMS,
     });
     const owner = await password_account(server);
     const ended: string[] = [];

@@ -133,7 +133,11 @@ function unique_email(label: string): string {
 }
 
 Deno.test("session cookie: flags, stored hashed, Secure over HTTPS, sign-out ends it server-side", async () => {
-  const server = await start_test_server({ now: () => START });
+  // The server's own password cost, as main.ts starts it.
+  const server = await start_test_server({
+    now: () => START,
+    production_scrypt_cost: true,
+  });
   try {
     const email = unique_email("cookie");
     // Sign-up starts no session (that would tell a new address from a

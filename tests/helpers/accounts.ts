@@ -3,8 +3,14 @@
  * made directly in the database, without going through sign-in each time.
  */
 import { create_session, reserve_generation } from "../../db/mod.ts";
+import { hash_password } from "../../server/dashboard/password.ts";
 import type { TestBrowser } from "./browser.ts";
-import type { TestServer } from "./test_server.ts";
+import { TEST_SCRYPT_PARAMS, type TestServer } from "./test_server.ts";
+
+/** A stored password hash at the test cost, for accounts made in the database. */
+export function test_password_hash(password: string): Promise<string> {
+  return hash_password(password, TEST_SCRYPT_PARAMS);
+}
 
 /** Charges `count` distinct invoices to the account this month. */
 export async function use_invoices(

@@ -10,9 +10,18 @@ import {
 } from "../../server/serve.ts";
 import { open_test_database, type TestDatabase } from "./test_database.ts";
 import type { Plan } from "../../contract/mod.ts";
+import type { ScryptParams } from "../../server/dashboard/password.ts";
 
 /** The admin token test servers use. */
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
+
+/**
+ * The scrypt cost test servers hash new passwords at: N = 2^8 (256 KiB,
+ * well under a millisecond) instead of the production 2^15 (~0.1 s), so
+ * sign-ups, password changes and resets cost tests nothing. Hashes carry
+ * their parameters, so verifying works the same.
+ */
+export const TEST_SCRYPT_PARAMS: ScryptParams = { log_n: 8, r: 8, p: 1 };
 
 /** A running test server. */
 export interface TestServer {
@@ -43,6 +52,11 @@ export interface TestServerOptions extends StartOptions {
   env?: Record<string, string>;
   /** Serve from this database instead of a fresh one (e.g. a second instance). */
   test_database?: TestDatabase;
+  /**
+   * Hash passwords at the server's own default cost, the production one
+   * (tests of that cost); otherwise {@link TEST_SCRYPT_PARAMS}.
+   */
+  production_scrypt_cost?: boolean;
 }
 
 let account_counter = 0;
@@ -78,6 +92,9 @@ async function start_on_free_port(
     try {
       return await start_server(config, {
         quiet: true,
+        scrypt_params: options.production_scrypt_cost
+          ? undefined
+          : TEST_SCRYPT_PARAMS,
         ...options,
         database: test_database.database,
       });

@@ -35,14 +35,19 @@ const PGLITE_SETTINGS = [
 
 /**
  * Opens PGlite in `data_dir` (a directory, created if missing, or
- * "memory://") and applies pending migrations. Closes it again if they fail.
+ * "memory://", then optionally loaded from `template`, a `dumpDataDir` of
+ * a database) and applies pending migrations. Closes it again if they fail.
  */
-export async function start_pglite(data_dir: string): Promise<PGlite> {
+export async function start_pglite(
+  data_dir: string,
+  template?: Blob,
+): Promise<PGlite> {
   if (!data_dir.includes("://")) {
     await Deno.mkdir(data_dir, { recursive: true });
   }
   const client = new PGlite(data_dir, {
     startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+    loadDataDir: template,
   });
   await client.waitReady;
   try {

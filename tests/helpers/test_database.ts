@@ -1,11 +1,13 @@
 /**
  * Test databases: a fresh, uniquely named PostgreSQL database when
- * `TEST_DATABASE_URL` is set (dropped on close), else an in-memory PGlite.
+ * `TEST_DATABASE_URL` is set (dropped on close), else an in-memory PGlite
+ * started from a dump of one migrated database made once per process.
  *
  * @module
  */
 import postgres from "postgres";
 import { type Database, open_database } from "../../db/mod.ts";
+import { start_pglite } from "../../db/pglite_start.ts";
 
 /** An open test database. */
 export interface TestDatabase {
@@ -25,11 +27,32 @@ export function test_server_url(): string | undefined {
   return Deno.env.get("TEST_DATABASE_URL") || undefined;
 }
 
+let pglite_template: Promise<Blob> | undefined;
+
+/**
+ * A dump of a freshly migrated in-memory PGlite: `initdb` and the migrations
+ * run once per test process, every later database loads the dump.
+ */
+function migrated_pglite_template(): Promise<Blob> {
+  pglite_template ??= (async () => {
+    const client = await start_pglite("memory://");
+    try {
+      return await client.dumpDataDir("none");
+    } finally {
+      await client.close();
+    }
+  })();
+  return pglite_template;
+}
+
 /** Opens a fresh test database; see the module docs. */
 export async function open_test_database(): Promise<TestDatabase> {
   const server_url = test_server_url();
   if (!server_url) {
-    const database = await open_database({ data_dir: "memory://" });
+    const database = await open_database({
+      data_dir: "memory://",
+      pglite_template: await migrated_pglite_template(),
+    });
     return { database, close: () => database.close() };
   }
   const empty = await create_empty_test_database(server_url);

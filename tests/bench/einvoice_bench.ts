@@ -5,8 +5,8 @@
  * deno bench --allow-read tests/bench/einvoice_bench.ts
  * ```
  *
- * A 10-item German VAT invoice as CII, UBL, plain PDF and Factur-X. Targets
- * (issue 10): XML alone ≤ 1 ms; Factur-X ≤ 1.5× the plain PDF's render time
+ * A 10-item German VAT invoice as CII, UBL, plain PDF and Factur-X. Targets:
+ * XML alone ≤ 1 ms; Factur-X ≤ 1.5× the plain PDF's render time
  * and ≤ 10 KB larger. Medians and sizes are printed first.
  */
 import { load_invoice_fonts } from "../../server/pdf/mod.ts";

@@ -34,7 +34,7 @@
  * - `BENCH_SERVICE_DIR`: the checkout whose `main.ts` is measured (default
  *   this one), started as its own `deno task start` starts it (the
  *   `--v8-flags` of that task). `BENCH_SERVICES=before=/path,after=/path`
- *   measures several checkouts in one sitting, alternating per database,
+ *   measures several checkouts in one run, alternating per database,
  *   and prints a before/after table.
  * - `BENCH_CLIENTS`: closed-loop client counts (default `1,10,50,200`).
  * - `BENCH_LARGE_ITEMS`: items of the large-invoice rows (default 300; 0

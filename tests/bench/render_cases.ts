@@ -1,9 +1,8 @@
 /**
  * The invoices of the renderer benchmark (`render_bench.ts`): the 10-item
- * Unicode seed invoice that the HTTP benchmark sends, and the same invoice
- * with each feature of the later issues added on its own, so a slowdown can
- * be traced to one feature. All but Factur-X go through the contract's
- * schema, as a request would.
+ * Unicode seed invoice that the HTTP benchmark sends, and the same invoice with
+ * each feature added on its own, so a slowdown can be traced to one feature.
+ * All but Factur-X go through the contract's schema, as a request would.
  */
 import type { Invoice } from "../../contract/invoice_types.ts";
 import { InvoiceRequestSchema } from "../../contract/invoice.ts";
@@ -75,8 +74,9 @@ function factur_x_invoice(): Invoice {
 }
 
 /**
- * The 10-item invoice with every field of issue 9, a 45 KB logo, two tax
- * rates and a QR code (the issue 9 bench row).
+ * The 10-item invoice with every business field (tax, payment, logo,
+ * locale), a 45 KB logo, two tax rates and a QR code (the "all fields"
+ * bench row).
  */
 function full_featured_invoice(logo: Invoice["logo"]): Invoice {
   const base = german_vat_invoice();
@@ -142,8 +142,8 @@ export function render_cases(): RenderCase[] {
       invoice: script_bench_invoice("arabic"),
     },
     {
-      name: "issue 9",
-      what: `every issue 9 field (de-DE), ${logo_kb} KB logo, 2 rates, QR`,
+      name: "all fields",
+      what: `every business field (de-DE), ${logo_kb} KB logo, 2 rates, QR`,
       invoice: full_featured_invoice(logo),
     },
     {

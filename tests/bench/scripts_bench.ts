@@ -1,5 +1,5 @@
 /**
- * Issue 11 benchmark: invoices in other scripts, in-process, plus the
+ * Benchmark of invoices in other scripts, in-process, plus the
  * memory the script fonts cost in render workers.
  *
  * ```sh

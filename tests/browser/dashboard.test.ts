@@ -3,7 +3,7 @@
  * (shown once), use it, see the usage, try the renderer, revoke the key,
  * sign out, reset the password from the mailed link (a real SMTP server on
  * loopback receives the verification and reset mails). A second test walks
- * what a new user trips on (issue 14): the HTML 404, the skip link, each kind
+ * what a new user trips on: the HTML 404, the skip link, each kind
  * of Try it problem, a replayed request, the kept draft, and the Usage page
  * empty and broken down by key. Screenshots of every page, at desktop and
  * phone width, go to tests/artifacts/dashboard/.

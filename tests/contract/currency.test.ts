@@ -1,8 +1,8 @@
 /**
- * Currency rules (issue 14): codes checked against ISO 4217, lower case
- * upper-cased, amounts in a currency without a minor unit (JPY, KRW) whole
- * numbers only, computed amounts rounded to it, and the PDF printing them
- * without decimals. Through the schema, the renderer and HTTP.
+ * Currency rules: codes checked against ISO 4217, lower case upper-cased,
+ * amounts in a currency without a minor unit (JPY, KRW) whole numbers only,
+ * computed amounts rounded to it, and the PDF printing them without decimals.
+ * Through the schema, the renderer and HTTP.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import {

@@ -1,9 +1,9 @@
 /**
- * The business invoice in the contract (issue 9): tax per (category, rate)
+ * The business invoice in the contract: tax per (category, rate)
  * group, discounts and charges, amounts paid and due, payment details, logo,
  * locale, credit notes and expected totals, by worked examples. Each bad
- * input's 400 is in `tests/contract/invoice_rules.test.ts`, the property test of the
- * arithmetic in `tests/contract/invoice_arithmetic_property.test.ts`.
+ * input's 400 is in `invoice_rules.test.ts`, the property test of the
+ * arithmetic in `invoice_arithmetic_property.test.ts` (both beside this file).
  */
 import {
   assert,
@@ -73,7 +73,7 @@ function expect_problem(body: Body, path: string, pattern: RegExp): void {
   );
 }
 
-Deno.test("a seed-style invoice has no tax and normalizes as before", () => {
+Deno.test("a seed-style invoice has no tax and normalizes to its plain totals", () => {
   const body = base();
   delete (body.sender as Body).country;
   delete (body.sender as Body).tax_id;
@@ -221,7 +221,7 @@ Deno.test("locales: every supported one has renderer labels; Accept-Language pic
   assertEquals(negotiate_locale("de-AT,de;q=0.9,en;q=0.8"), "de-AT");
   assertEquals(negotiate_locale("fr-CA, en;q=0.5"), "fr-FR");
   assertEquals(negotiate_locale("sw, nl;q=0.3"), "nl-NL");
-  // Issue 11's locales.
+  // Locales in other scripts.
   assertEquals(negotiate_locale("ja, nl;q=0.3"), "ja-JP");
   assertEquals(negotiate_locale("zh-TW,zh;q=0.8"), "zh-TW");
   assertEquals(negotiate_locale("zh"), "zh-CN");

@@ -1,5 +1,5 @@
 /**
- * Issue 9's rules on the invoice request, one test per rule: every bad input
+ * The rules on the invoice request, one test per rule: every bad input
  * is a 400 naming its field (in the contract, through `POST /generate` and
  * through the tRPC caller), tax categories get their defaults, and the
  * `Accept-Language` header picks the locale when the body names none.
@@ -871,7 +871,7 @@ Deno.test("HTTP and tRPC: every bad-input rule answers 400 invalid_request namin
   }
 });
 
-Deno.test("Accept-Language over HTTP: q-values, language fallback, the body's locale wins, no header means today's output", async () => {
+Deno.test("Accept-Language over HTTP: q-values, language fallback, the body's locale wins, no header means the default output", async () => {
   const { server, key, rendered } = await recording_server();
   try {
     const body = { ...base(), tax_rate: 19 };

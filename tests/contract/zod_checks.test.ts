@@ -1,6 +1,6 @@
 /**
  * The zod checks that report issues without assigning a closure to zod's
- * payload (issue 13): what they report and when they run, unit by unit and
+ * payload: what they report and when they run, unit by unit and
  * through the invoice schemas.
  */
 import { assert, assertEquals, assertThrows } from "../assert.ts";

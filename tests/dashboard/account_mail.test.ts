@@ -92,7 +92,7 @@ Deno.test("sign-up mails a verification link; live keys need a verified address"
     });
     assertEquals(refused.status, 403);
     assertMatch((await refused.json()).error.message, /Confirm your e-mail/);
-    // Test keys need no confirmed address (issue 12).
+    // Test keys need no confirmed address.
     const test_key = await server.admin(`/admin/accounts/${account_id}/keys`, {
       body: { name: "CI", mode: "test" },
     });

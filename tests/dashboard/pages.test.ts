@@ -1,6 +1,6 @@
 /**
  * Every dashboard page, both layouts and the HTML 404 included, starts with
- * a "Skip to content" link to the page's main landmark (issue 14).
+ * a "Skip to content" link to the page's main landmark.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import {

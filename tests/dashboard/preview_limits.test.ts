@@ -1,8 +1,7 @@
 /**
- * The dashboard's free previews (issue 16 item 2): every page carries a
- * visible, extractable "PREVIEW — not valid for accounting" mark; inactive
- * subscriptions get none; and besides 30 a minute there is a daily cap of
- * 50.
+ * The dashboard's free previews: every page carries a visible, extractable
+ * "PREVIEW — not valid for accounting" mark; inactive subscriptions get none;
+ * and besides 30 a minute there is a daily cap of 50.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { start_test_server, type TestServer } from "../helpers/test_server.ts";

@@ -1,5 +1,5 @@
 /**
- * Issue 14, usage broken down by key: each charged invoice is counted for
+ * Usage broken down by key: each charged invoice is counted for
  * the key that paid for it (test keys for their uncharged calls), a free
  * identical retry is not counted, a failed render gives the count back, and
  * revoked keys stay in the month's breakdown, marked revoked. Through the

@@ -91,7 +91,7 @@ async function check_exact_quota(
   assertStrictEquals(daily.reduce((sum, d) => sum + d.count, 0), 150);
 
   // Used up: new hashes sent several times at once are never replays of
-  // one another (issue 16 item 1), and leave no receipt behind.
+  // one another, and leave no receipt behind.
   const copies = (hashes: number, times: number, limit: number) =>
     Promise.all(
       Array.from(

@@ -81,7 +81,7 @@ Deno.test("e-invoice formats over HTTP", async (t) => {
     );
 
     await t.step(
-      "format pdf is today's PDF; UBL credit notes are CreditNote documents",
+      "format pdf is the plain PDF; UBL credit notes are CreditNote documents",
       async () => {
         const plain = await server.generate(key, { ...request, format: "pdf" });
         const implicit = await server.generate(key, request);
@@ -114,7 +114,7 @@ Deno.test("e-invoice formats over HTTP", async (t) => {
     await t.step(
       "400 lists every field a format needs, with its business term",
       async () => {
-        // Today's seed-style request: printable, but no e-invoice.
+        // A seed-style request: printable, but no e-invoice.
         const response = await server.generate(key, {
           ...full_invoice(),
           format: "xrechnung-ubl",

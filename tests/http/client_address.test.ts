@@ -1,7 +1,7 @@
 /**
- * `TRUSTED_PROXIES` and the client address per-address limits count
- * (issue 16 item 3): unit tests of the parsing and the hop choice, and over
- * HTTP the sign-in and sign-up limits per forwarded address.
+ * `TRUSTED_PROXIES` and the client address per-address limits count: unit tests
+ * of the parsing and the hop choice, and over HTTP the sign-in and sign-up
+ * limits per forwarded address.
  */
 import { assertEquals, assertMatch, assertThrows } from "../assert.ts";
 import {

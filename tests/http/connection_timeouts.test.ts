@@ -1,9 +1,9 @@
 /**
- * Connection timeouts (issue 16 item 4): idle keep-alive connections and
- * request heads that arrive too slowly are closed (`KEEP_ALIVE_TIMEOUT_MS`,
- * `HEADER_TIMEOUT_MS`), while busy keep-alive clients, slow bodies and long
- * renders are not cut and other clients are served meanwhile. Raw TCP
- * sockets on loopback, small timeouts.
+ * Connection timeouts: idle keep-alive connections and request heads that
+ * arrive too slowly are closed (`KEEP_ALIVE_TIMEOUT_MS`, `HEADER_TIMEOUT_MS`),
+ * while busy keep-alive clients, slow bodies and long renders are not cut and
+ * other clients are served meanwhile. Raw TCP sockets on loopback, small
+ * timeouts.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { start_test_server, type TestServer } from "../helpers/test_server.ts";

@@ -46,7 +46,7 @@ function generator(random: () => number) {
       "\u0000\u001f\u007f\ud800",
       "()\\%%EOF endobj",
       "\"'<>&",
-      // Issue 11: every supported script, with lone marks, joiners, bidi
+      // Every supported script, with lone marks, joiners, bidi
       // controls and digits in right-to-left text.
       "汉字简体繁體字",
       "ひらがなカタカナ漢字ー",

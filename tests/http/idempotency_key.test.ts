@@ -1,5 +1,5 @@
 /**
- * Issue 12, `Idempotency-Key` on `POST /generate`: one charge and the same
+ * `Idempotency-Key` on `POST /generate`: one charge and the same
  * PDF per key and body within 24 hours, 422 for the key with another body,
  * 409 while its first request runs; only hashes are stored.
  */
@@ -42,7 +42,7 @@ Deno.test("Idempotency-Key: same key and body within 24 h is one charge and the 
     assertEquals(account.usage.month, "2030-05");
     assertEquals(account.usage.used, 0);
 
-    // Without the key, May charges the same body anew (today's rule).
+    // Without the key, May charges the same body anew.
     const plain = await server.generate(key, invoice);
     assertEquals(plain.headers.get("idempotent-replayed"), null);
     assertEquals(plain.headers.get("x-quota-remaining"), "149");

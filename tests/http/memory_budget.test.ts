@@ -1,5 +1,5 @@
 /**
- * Back-pressure by bytes (issue 13): requests in flight hold a share of one
+ * Back-pressure by bytes: requests in flight hold a share of one
  * memory budget (`REQUEST_MEMORY_MB`) from their declared body length on;
  * past it the service answers 503 with `Retry-After` before reading the
  * body, keeps serving small requests, never charges a refused one, and

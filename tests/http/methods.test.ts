@@ -94,7 +94,7 @@ Deno.test("action endpoints without a body, HEAD/OPTIONS on /generate, Allow on 
       await response.body?.cancel();
     });
 
-    await t.step("a CORS preflight is answered as before", async () => {
+    await t.step("a CORS preflight is answered", async () => {
       const response = await fetch(`${server.url}/generate`, {
         method: "OPTIONS",
         headers: {

@@ -1,5 +1,5 @@
 /**
- * owned_bytes (issue 13): a response body gets a buffer nothing else holds.
+ * owned_bytes: a response body gets a buffer nothing else holds.
  */
 import { assertEquals, assertNotStrictEquals } from "../assert.ts";
 import { owned_bytes } from "../../server/owned_bytes.ts";

@@ -1,7 +1,7 @@
 /**
- * Protocol edges (issue 16 item 4): one JSON body reader for every entry
- * point, no batched `auth.*` calls, `Cache-Control: no-store` on answers
- * that carry a secret, and a `/metrics` token.
+ * Protocol edges: one JSON body reader for every entry point, no batched
+ * `auth.*` calls, `Cache-Control: no-store` on answers that carry a secret, and
+ * a `/metrics` token.
  */
 import { assertEquals, assertMatch } from "../assert.ts";
 import {

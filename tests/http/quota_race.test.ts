@@ -1,8 +1,8 @@
 /**
- * Issue 16 item 1: identical new invoices sent concurrently must not slip
- * past a used-up quota as free replays. Two app instances share the database
- * (each with its own connection pool on PostgreSQL; on PGlite both serve the
- * one in-process database).
+ * Identical new invoices sent concurrently do not slip past a used-up quota as
+ * free replays. Two app instances share the database (each with its own
+ * connection pool on PostgreSQL; on PGlite both serve the one in-process
+ * database).
  */
 import { assert, assertEquals } from "../assert.ts";
 import { sql } from "drizzle-orm";

@@ -1,7 +1,7 @@
 /**
- * Issue 16 item 4: the per-minute rate limit is a sliding window, so it does
- * not double across a minute boundary, and `Retry-After` is the true wait,
- * equal to `RateLimit-Reset` on a 429. Driven by an injected clock.
+ * The per-minute rate limit is a sliding window, so it does not double across a
+ * minute boundary, and `Retry-After` is the true wait, equal to
+ * `RateLimit-Reset` on a 429. Driven by an injected clock.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { start_test_server, type TestServer } from "../helpers/test_server.ts";

@@ -1,5 +1,5 @@
 /**
- * Issue 12, test keys: created in `test` mode (admin API, dashboard), never
+ * Test keys: created in `test` mode (admin API, dashboard), never
  * charged, counted apart, a rate limit of their own, usable while the
  * subscription is inactive.
  */

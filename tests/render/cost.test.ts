@@ -1,9 +1,9 @@
 /**
- * The cost of one document is bounded (issue 16 item 2): a body built to be
- * slow is a fast 400 before anything is rendered or charged; the renderer
- * stops at the page limit as a backstop; one account's flood of renders does
- * not queue another account's invoice behind it; and a render that timed out
- * is not free to repeat.
+ * The cost of one document is bounded: a body built to be slow is a fast 400
+ * before anything is rendered or charged; the renderer stops at the page limit
+ * as a backstop; one account's flood of renders does not queue another
+ * account's invoice behind it; and a render that timed out is not free to
+ * repeat.
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { start_test_server } from "../helpers/test_server.ts";

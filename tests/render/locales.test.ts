@@ -5,7 +5,7 @@
  * spaces Intl puts in numbers into plain spaces.
  */
 
-import { ISSUE_9_LOCALES } from "../fixtures/locales.ts";
+import { LATIN_SCRIPT_LOCALES } from "../fixtures/locales.ts";
 import {
   assert,
   assertEquals,
@@ -30,7 +30,7 @@ import {
 } from "../../contract/locales.ts";
 
 /**
- * Issue 11's locales (other scripts; their PDF text is checked in
+ * The locales in other scripts (their PDF text is checked in
  * tests/render/scripts.test.ts, in pdftotext's reading order).
  */
 const SCRIPT_LOCALES = [
@@ -170,7 +170,7 @@ function placeholders(template: string): string[] {
 Deno.test("every required locale is supported, every locale has every label and unit", () => {
   assertEquals(
     [...SUPPORTED_LOCALES].sort(),
-    [...ISSUE_9_LOCALES, ...SCRIPT_LOCALES].sort(),
+    [...LATIN_SCRIPT_LOCALES, ...SCRIPT_LOCALES].sort(),
   );
   // The registry has exactly the contract's locales, the default included.
   assertEquals(Object.keys(LOCALE_TEXTS).sort(), [...LOCALES].sort());
@@ -333,7 +333,7 @@ function locale_invoice(locale: string, currency: string): Invoice {
   return invoice as unknown as Invoice;
 }
 
-for (const locale of ISSUE_9_LOCALES) {
+for (const locale of LATIN_SCRIPT_LOCALES) {
   Deno.test(`${locale}: labels, a date and an amount as pdftotext reads them`, async () => {
     const expected = EXPECTED[locale];
     const texts = locale_texts(locale);

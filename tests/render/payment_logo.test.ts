@@ -1,8 +1,8 @@
 /**
- * The issue 9 parts of the PDF: EPC QR code (read back with `zbarimg` from
+ * The payment and business parts of the PDF: EPC QR code (read back with `zbarimg` from
  * zbar-tools), logo (`pdfimages -list` and the page content), payment link
- * annotation, credit notes, tax lines, and that an invoice without the new
- * fields renders exactly as before them.
+ * annotation, credit notes, tax lines, and that an invoice without these
+ * fields renders exactly as one with their defaults spelled out.
  */
 
 import {
@@ -441,7 +441,7 @@ Deno.test("unit column and tax column appear only when used", async () => {
   assert(!neither.includes("Taxable amount"), neither);
 });
 
-Deno.test("an invoice without the issue 9 fields renders byte-identically with their defaults spelled out", () => {
+Deno.test("an invoice without the business fields renders byte-identically with their defaults spelled out", () => {
   const seed: Loose = {
     invoice_number: "INV-7",
     date: "2026-01-05",

@@ -1,9 +1,9 @@
 /**
- * Issue 13: render workers load the text layout (HarfBuzz, bidi-js) on
- * first use. Invoices that the Latin font draws alone never load it; the
- * first one that needs it loads it and renders again; every script and
- * format still comes out of a worker byte for byte as rendered in-process
- * (where `pdf/mod.ts` loads the text layout up front).
+ * Render workers load the text layout (HarfBuzz, bidi-js) on first use.
+ * Invoices that the Latin font draws alone never load it; the first one that
+ * needs it loads it and renders again; every script and format still comes out
+ * of a worker byte for byte as rendered in-process (where `pdf/mod.ts` loads
+ * the text layout up front).
  */
 import { assert, assertEquals } from "../assert.ts";
 import type { Invoice } from "../../contract/invoice_types.ts";

@@ -12,6 +12,7 @@
  *
  * Replay a failure with PROPERTY_SEED=<seed> (the message names it).
  */
+import { seeded_random } from "../helpers/random.ts";
 import { assert, assertEquals } from "../assert.ts";
 import {
   format_path,
@@ -68,17 +69,6 @@ function round_q(x: Q, minor = 2): Q {
 
 // ---------------------------------------------------------------------------
 // Random requests and the model's expectations.
-
-function random_source(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Body = Record<string, unknown>;
 
@@ -442,7 +432,7 @@ function check(
 
 Deno.test("property: 10,000 random invoices — every total, discount, charge and tax group equals an independent rational computation", () => {
   const seed = Number(Deno.env.get("PROPERTY_SEED") ?? 9_2026);
-  const random = random_source(seed);
+  const random = seeded_random(seed);
   let accepted = 0;
   const refusals = new Map<string, number>();
   for (let run = 0; run < 10_000; run++) {

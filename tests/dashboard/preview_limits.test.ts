@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { start_test_server, type TestServer } from "../helpers/test_server.ts";
-import { pdf_page_texts } from "../helpers/pdf_text.ts";
+import { pdf_attachment_text, pdf_page_texts } from "../helpers/pdf_text.ts";
 import { invoice_with_items } from "../fixtures/invoices.ts";
 import { corpus_request } from "../fixtures/einvoice_corpus.ts";
 import { create_session, take_sliding_window } from "../../db/mod.ts";
@@ -210,21 +210,6 @@ Deno.test("previews per minute: a sliding window, and every 429 over /trpc carri
   }
 });
 
-/** The XML inside a Factur-X PDF (poppler's pdfdetach). */
-async function attached_xml(pdf: Uint8Array): Promise<string> {
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.writeFile(`${dir}/f.pdf`, pdf);
-    const out = await new Deno.Command("pdfdetach", {
-      args: ["-save", "1", "-o", `${dir}/f.xml`, `${dir}/f.pdf`],
-    }).output();
-    assertEquals(out.code, 0);
-    return await Deno.readTextFile(`${dir}/f.xml`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 Deno.test("previews take `format`: XML marked as a test document (TEST- number, (TEST) seller, note), Factur-X marked inside and out; the preview limits apply", async () => {
   const clock = new Date("2026-11-23T15:00:00Z");
   const server = await start_test_server({
@@ -263,7 +248,7 @@ Deno.test("previews take `format`: XML marked as a test document (TEST- number, 
     for (const page of await pdf_page_texts(pdf)) {
       assertMatch(page, /PREVIEW — not valid for accounting/);
     }
-    const inside = await attached_xml(pdf);
+    const inside = await pdf_attachment_text(pdf);
     assert(inside.includes(`>TEST-${request.invoice_number}<`));
     assert(inside.includes("TEST – not valid for accounting"));
 

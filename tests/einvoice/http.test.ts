@@ -11,7 +11,7 @@ import {
   assertStringIncludes,
 } from "../assert.ts";
 import { start_test_server } from "../helpers/test_server.ts";
-import { pdf_text } from "../helpers/pdf_text.ts";
+import { pdf_attachment_text, pdf_text } from "../helpers/pdf_text.ts";
 import { validate_xml } from "../helpers/einvoice_kit.ts";
 import { corpus_request } from "../fixtures/einvoice_corpus.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
@@ -19,20 +19,6 @@ import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../../contract/mod.ts";
 
 const XML = "application/xml; charset=utf-8";
-
-async function detach_xml(pdf: Uint8Array): Promise<string> {
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.writeFile(`${dir}/f.pdf`, pdf);
-    const out = await new Deno.Command("pdfdetach", {
-      args: ["-save", "1", "-o", `${dir}/f.xml`, `${dir}/f.pdf`],
-    }).output();
-    assertEquals(out.code, 0);
-    return await Deno.readTextFile(`${dir}/f.xml`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 function values(xml: string, element: string): string[] {
   return [
@@ -211,7 +197,7 @@ Deno.test("e-invoice formats over HTTP", async (t) => {
         });
         assertEquals(response.status, 200);
         const pdf = new Uint8Array(await response.arrayBuffer());
-        const xml = await detach_xml(pdf);
+        const xml = await pdf_attachment_text(pdf);
         // Numbers as printed, without thousands separators.
         const text = (await pdf_text(pdf)).replace(
           /(\d)[,\u00a0\u202f](?=\d{3})/g,

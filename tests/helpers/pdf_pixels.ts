@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { with_temp_pdf } from "./pdf_text.ts";
 
 /** An RGB raster: `data` holds 3 bytes a pixel, rows top to bottom. */
 export interface Raster {
@@ -43,29 +44,13 @@ async function run_bytes(
   return output.stdout;
 }
 
-async function with_temp_file<T>(
-  bytes: Uint8Array,
-  use: (path: string) => Promise<T>,
-): Promise<T> {
-  const path = await Deno.makeTempFile({
-    prefix: "pdf-pixels-",
-    suffix: ".pdf",
-  });
-  try {
-    await Deno.writeFile(path, bytes);
-    return await use(path);
-  } finally {
-    await Deno.remove(path).catch(() => {});
-  }
-}
-
 /** Renders page `page` (1-based) at `dpi` with `pdftoppm`. */
 export function render_page(
   pdf: Uint8Array,
   page: number,
   dpi = 40,
 ): Promise<Raster> {
-  return with_temp_file(pdf, async (path) => {
+  return with_temp_pdf(pdf, async (path) => {
     const ppm = await run_bytes("pdftoppm", [
       "-r",
       String(dpi),
@@ -115,7 +100,7 @@ export function differing_pixels(a: Raster, b: Raster, threshold = 16): number {
 
 /** The file in qpdf's QDF form: content streams uncompressed, readable. */
 export async function to_qdf(pdf: Uint8Array): Promise<string> {
-  const bytes = await with_temp_file(pdf, (path) =>
+  const bytes = await with_temp_pdf(pdf, (path) =>
     run_bytes("qpdf", [
       "--qdf",
       "--object-streams=disable",

@@ -23,7 +23,8 @@ export interface PdfTextOptions {
   page?: number;
 }
 
-async function with_temp_pdf<T>(
+/** Writes `bytes` to a temporary `.pdf` file for `use`, then removes it. */
+export async function with_temp_pdf<T>(
   bytes: Uint8Array,
   use: (path: string) => Promise<T>,
 ): Promise<T> {
@@ -76,6 +77,19 @@ async function run_ok(command: string, args: string[]): Promise<string> {
     throw new Error(`${command} failed (${result.code}): ${result.stderr}`);
   }
   return result.stdout;
+}
+
+/** The first file attached to a PDF, as text (`pdfdetach -save 1`). */
+export function pdf_attachment_text(bytes: Uint8Array): Promise<string> {
+  return with_temp_pdf(bytes, async (path) => {
+    const out = `${path}.attachment`;
+    try {
+      await run_ok("pdfdetach", ["-save", "1", "-o", out, path]);
+      return await Deno.readTextFile(out);
+    } finally {
+      await Deno.remove(out).catch(() => {});
+    }
+  });
 }
 
 /** Extracts the text of a PDF with `pdftotext` (UTF-8); pages end with "\f". */

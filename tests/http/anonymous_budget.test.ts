@@ -5,6 +5,7 @@
  * checked before its request's body is read. So anonymous clients cannot
  * starve keyed `/generate` calls.
  */
+import { metric, until } from "../helpers/server_metrics.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { invoice_with_items } from "../fixtures/invoices.ts";
 import {
@@ -21,24 +22,6 @@ import {
 import { ApiError } from "../../contract/mod.ts";
 
 const MIB = 2 ** 20;
-
-async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const match = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
-  if (!match) throw new Error(`no ${name} in /metrics`);
-  return Number(match[1]);
-}
-
-async function until(
-  condition: () => Promise<boolean>,
-  what: string,
-): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -5,6 +5,7 @@
  *
  * Replay a failure with `FUZZ_SEED=<seed> deno task test tests/http/fuzz_generate.test.ts`.
  */
+import { seeded_random } from "../helpers/random.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { start_test_server } from "../helpers/test_server.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
@@ -12,18 +13,6 @@ import { full_invoice } from "../fixtures/invoices.ts";
 const SEED = Number(Deno.env.get("FUZZ_SEED") ?? 20261123);
 const CASES = Number(Deno.env.get("FUZZ_CASES") ?? 10_000);
 const CONCURRENCY = 16;
-
-/** mulberry32: small, fast, seedable. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface FuzzCase {
   kind: string;
@@ -277,7 +266,7 @@ Deno.test(`fuzz: ${CASES} hostile bodies to /generate never get a 5xx (seed ${SE
   const server = await start_test_server({
     env: { RATE_LIMIT_PER_MINUTE: "1000000" },
   });
-  const random = prng(SEED);
+  const random = seeded_random(SEED);
   const next_case = generator(random);
   const outcomes: Record<string, number> = {};
   try {

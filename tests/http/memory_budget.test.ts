@@ -5,6 +5,7 @@
  * body, keeps serving small requests, never charges a refused one, and
  * gives every byte back when requests end.
  */
+import { metric, until } from "../helpers/server_metrics.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { invoice_with_items } from "../fixtures/invoices.ts";
 import { start_test_server, type TestServer } from "../helpers/test_server.ts";
@@ -16,24 +17,6 @@ import {
 import { ApiError } from "../../contract/mod.ts";
 
 const MIB = 2 ** 20;
-
-async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const match = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
-  if (!match) throw new Error(`no ${name} in /metrics`);
-  return Number(match[1]);
-}
-
-async function until(
-  condition: () => Promise<boolean>,
-  what: string,
-): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Opens a connection and sends a request head plus the first part of its body. */
 async function start_upload(

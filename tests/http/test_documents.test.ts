@@ -9,6 +9,7 @@ import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { sql } from "drizzle-orm";
 import { start_test_server, type TestServer } from "../helpers/test_server.ts";
 import { start_two_instances } from "../helpers/two_instances.ts";
+import { pdf_attachment_text } from "../helpers/pdf_text.ts";
 import { corpus_request } from "../fixtures/einvoice_corpus.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
 import type { Database } from "../../db/mod.ts";
@@ -104,20 +105,6 @@ function business_terms(xml: string) {
   };
 }
 
-async function detach_xml(pdf: Uint8Array): Promise<string> {
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.writeFile(`${dir}/f.pdf`, pdf);
-    const out = await new Deno.Command("pdfdetach", {
-      args: ["-save", "1", "-o", `${dir}/f.xml`, `${dir}/f.pdf`],
-    }).output();
-    assertEquals(out.code, 0);
-    return await Deno.readTextFile(`${dir}/f.xml`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 Deno.test("test e-invoices are marked TEST in BT-1, BT-27 and BT-22 in every XML format and inside Factur-X; live ones are not", async () => {
   const server = await start_test_server({
     env: { RENDER_TIMEOUT_MS: "120000" },
@@ -143,7 +130,7 @@ Deno.test("test e-invoices are marked TEST in BT-1, BT-27 and BT-22 in every XML
         assertEquals(response.status, 200, format);
         const bytes = new Uint8Array(await response.arrayBuffer());
         return format === "factur-x"
-          ? await detach_xml(bytes)
+          ? await pdf_attachment_text(bytes)
           : new TextDecoder().decode(bytes);
       };
       const test = business_terms(await xml_of(test_key));

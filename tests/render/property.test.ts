@@ -15,6 +15,7 @@
  * `PDF_PROPERTY_COUNT=10000` for the full run (see README for timings).
  */
 
+import { seeded_random } from "../helpers/random.ts";
 import { LATIN_SCRIPT_LOCALES } from "../fixtures/locales.ts";
 import { assert, assertEquals } from "../assert.ts";
 import type { Invoice } from "../../contract/invoice_types.ts";
@@ -25,18 +26,6 @@ import { InvoiceRequestSchema } from "../../contract/mod.ts";
 
 const COUNT = Number(Deno.env.get("PDF_PROPERTY_COUNT") ?? "300");
 const BATCH = 200;
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function cents_string(cents: bigint): string {
   const sign = cents < 0n ? "-" : "";
@@ -63,7 +52,7 @@ type Loose = any;
  * the PDF must show are the contract's.
  */
 function random_invoice(index: number): Random {
-  const random = prng(index + 1);
+  const random = seeded_random(index + 1);
   const int = (min: number, max: number): number =>
     min + Math.floor(random() * (max - min + 1));
   const pick = <T>(list: readonly T[]): T => list[int(0, list.length - 1)];

@@ -1,13 +1,13 @@
 /**
  * Test databases: a fresh, uniquely named PostgreSQL database when
  * `TEST_DATABASE_URL` is set (dropped on close), else an in-memory PGlite
- * started from a dump of one migrated database made once per process.
+ * started from a dump of a migrated database (`pglite_template.ts`).
  *
  * @module
  */
 import postgres from "postgres";
 import { type Database, open_database } from "../../db/mod.ts";
-import { start_pglite } from "../../db/pglite_start.ts";
+import { migrated_pglite_template } from "./pglite_template.ts";
 
 /** An open test database. */
 export interface TestDatabase {
@@ -25,24 +25,6 @@ export interface TestDatabase {
 /** `TEST_DATABASE_URL`, or undefined when tests should use PGlite. */
 export function test_server_url(): string | undefined {
   return Deno.env.get("TEST_DATABASE_URL") || undefined;
-}
-
-let pglite_template: Promise<Blob> | undefined;
-
-/**
- * A dump of a freshly migrated in-memory PGlite: `initdb` and the migrations
- * run once per test process, every later database loads the dump.
- */
-function migrated_pglite_template(): Promise<Blob> {
-  pglite_template ??= (async () => {
-    const client = await start_pglite("memory://");
-    try {
-      return await client.dumpDataDir("none");
-    } finally {
-      await client.close();
-    }
-  })();
-  return pglite_template;
 }
 
 /** Opens a fresh test database; see the module docs. */

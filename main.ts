@@ -7,8 +7,11 @@ import { ConfigError, load_config } from "./server/config.ts";
 import { LOGGED_LINK_MARK } from "./contract/auth.ts";
 import { start_server } from "./server/serve.ts";
 
-/** How long in-flight requests may run after SIGTERM before the process exits anyway. */
-const SHUTDOWN_GRACE_SECONDS = 25;
+/**
+ * How long closing the database and mail may take once the requests in
+ * flight were answered or `SHUTDOWN_TIMEOUT_MS` passed.
+ */
+const CLOSE_GRACE_MS = 5_000;
 
 if (import.meta.main) {
   let config;
@@ -77,17 +80,17 @@ if (import.meta.main) {
     if (stopping) return;
     stopping = true;
     console.error(
-      `Shutting down: answering the requests received (at most ${SHUTDOWN_GRACE_SECONDS} s)`,
+      `Shutting down: answering the requests received (at most ${config.shutdown_timeout_ms} ms)`,
     );
     const grace = new Promise<"timeout">((resolve) =>
-      setTimeout(() => resolve("timeout"), SHUTDOWN_GRACE_SECONDS * 1000)
+      setTimeout(
+        () => resolve("timeout"),
+        config.shutdown_timeout_ms + CLOSE_GRACE_MS,
+      )
     );
-    const outcome = await Promise.race([
-      server.shutdown().then(() => "done" as const),
-      grace,
-    ]);
-    if (outcome === "timeout") {
-      console.error("Grace period over; exiting with requests still running");
+    const outcome = await Promise.race([server.shutdown(), grace]);
+    if (outcome !== true) {
+      console.error("Exiting with requests still running");
       Deno.exit(1);
     }
     Deno.exit(0);

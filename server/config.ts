@@ -35,6 +35,11 @@ export interface Config {
   keep_alive_timeout_ms: number;
   /** Most connections open at once (`MAX_CONNECTIONS`); unset: derived from the descriptor limit. */
   max_connections?: number;
+  /**
+   * Longest a shutdown waits for requests in flight, in ms
+   * (`SHUTDOWN_TIMEOUT_MS`, default 25 000); then it closes everything.
+   */
+  shutdown_timeout_ms: number;
   /** Origins allowed to call `/generate` from a browser (CORS); empty: CORS off. */
   cors_origins: string[];
   /** Open sign-up on the dashboard (`SIGNUP_ENABLED`, default true). */
@@ -406,6 +411,9 @@ export function load_config(
       min: 1,
       max: 1_000_000,
     }),
+    shutdown_timeout_ms:
+      optional_int("SHUTDOWN_TIMEOUT_MS", { min: 100, max: 3_600_000 }) ??
+        25_000,
     cors_origins: parse_origins(get("CORS_ORIGINS")),
     signup_enabled: parse_bool("SIGNUP_ENABLED", get("SIGNUP_ENABLED"), true),
     signup_plan: parse_choice(

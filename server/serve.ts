@@ -58,9 +58,10 @@ export interface RunningServer {
   connection_cap: ConnectionCap;
   /**
    * Stops accepting, answers the requests already received (with
-   * `Connection: close`), closes the database.
+   * `Connection: close`), closes the database. Resolves true when every
+   * request in flight was answered within `SHUTDOWN_TIMEOUT_MS`.
    */
-  shutdown(): Promise<void>;
+  shutdown(): Promise<boolean>;
 }
 
 /** Opens the database (migrating it) and starts serving. */
@@ -199,7 +200,7 @@ export async function start_server(
     ? `[${address.hostname}]`
     : address.hostname;
   listening_url = `http://${host}:${address.port}`;
-  let closing: Promise<void> | undefined;
+  let closing: Promise<boolean> | undefined;
   return {
     url: listening_url,
     port: address.port,
@@ -208,17 +209,50 @@ export async function start_server(
     connection_cap: cap,
     shutdown() {
       closing ??= (async () => {
-        await guard.shutdown();
+        const drained = await within_shutdown_deadline(
+          guard.shutdown(),
+          config.shutdown_timeout_ms,
+          () => guard.open_connections,
+        );
         stop_housekeeping();
         await account_mail.idle();
         await operator_mail.idle();
         mailer.close();
         await pool?.close();
         if (owns_database) await database.close();
+        return drained;
       })();
       return closing;
     },
   };
+}
+
+/**
+ * Waits for `drained` at most `timeout_ms`: a request stuck in flight (a
+ * hung database, a client that never reads) never keeps the process from
+ * stopping. The connections still open then close with the process.
+ */
+export async function within_shutdown_deadline(
+  drained: Promise<void>,
+  timeout_ms: number,
+  open_connections: () => number,
+): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"deadline">((resolve) => {
+    timer = setTimeout(() => resolve("deadline"), timeout_ms);
+  });
+  try {
+    const ended = await Promise.race([drained, deadline]);
+    if (ended === "deadline") {
+      console.error(
+        `Shutdown: ${open_connections()} connection(s) still busy after ` +
+          `${timeout_ms} ms (SHUTDOWN_TIMEOUT_MS); stopping without them.`,
+      );
+    }
+    return ended !== "deadline";
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // `RENDER_WORKERS=0`: renders on the request thread. The renderer is loaded

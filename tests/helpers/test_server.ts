@@ -42,7 +42,7 @@ export interface TestServer {
   generate(
     key: string | null,
     body: unknown,
-    init?: { headers?: Record<string, string> },
+    init?: { headers?: Record<string, string>; signal?: AbortSignal },
   ): Promise<Response>;
   close(): Promise<void>;
 }
@@ -172,6 +172,7 @@ export async function start_test_server(
           ...init.headers,
         },
         body: typeof body === "string" ? body : JSON.stringify(body),
+        signal: init.signal,
       });
     },
     async close() {

@@ -13,7 +13,8 @@ import {
   prune_sessions,
   prune_stripe_events,
 } from "../db/mod.ts";
-import { IDEMPOTENCY_KEY_TTL_MS, month_of } from "./services.ts";
+import { IDEMPOTENCY_KEY_TTL_MS } from "./services.ts";
+import { month_of } from "./services/calendar.ts";
 
 /** Stripe retries a webhook for up to 3 days; event ids are kept well past that. */
 const STRIPE_EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

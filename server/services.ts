@@ -1,36 +1,26 @@
 /**
- * The server's implementation of the contract's `Services`: accounts, keys,
- * rate limits, quota and rendering, on top of `db/`.
+ * The server's implementation of the contract's `Services`: generation
+ * (keys checked, quota charged, documents rendered) here, and the other
+ * domains composed from `services/`: keys, accounts and sessions, billing,
+ * upgrades.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
 import {
-  type AccountView,
   ApiError,
   type ApiKeyRequest,
-  type ApiKeyView,
   type Invoice,
   type InvoiceFormat,
   type KeyMode,
-  LOGGED_LINK_MARK,
   type Plan,
   PLANS,
-  plans_above,
   type Principal,
   type RenderedPdf,
   type ResponseSink,
   type Services,
   TEST_DOCUMENTS_PER_MONTH,
   TEST_KEY_REQUESTS_PER_MINUTE,
-  UPGRADE_PAGE_PATH,
-  UPGRADE_REQUEST_WINDOW_HOURS,
-  UPGRADE_REQUESTS_PER_WINDOW,
-  type UpgradeRequestView,
-  type UsageView,
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
-import { type Billing, billing_view } from "./billing.ts";
-import type { AccountMail } from "./dashboard/account_mail.ts";
-import type { OperatorMail } from "./operator_mail.ts";
 import {
   check_page_budget,
   estimate_document,
@@ -40,64 +30,26 @@ import {
 import { RenderBudget } from "./render_budget.ts";
 import { RenderTimeoutError } from "./render_pool.ts";
 import { enforce_rate_limit } from "./rate_limit.ts";
-import { create_password_auth, type SignupPolicy } from "./dashboard/auth.ts";
-import { hash_password, type ScryptParams } from "./dashboard/password.ts";
+import { create_account_services } from "./services/accounts.ts";
+import { create_billing_services } from "./services/billing.ts";
+import { day_of, month_of, next_month_start } from "./services/calendar.ts";
+import {
+  create_service_context,
+  type RenderOptions,
+  type ServicesOptions,
+} from "./services/context.ts";
+import { more_invoices_hint, reactivate_hint } from "./services/hints.ts";
+import { create_key_services } from "./services/keys.ts";
+import { create_upgrade_services } from "./services/upgrades.ts";
+import { account_view } from "./views.ts";
+import { with_database } from "./with_database.ts";
 
-/** How to render: the format (default the PDF) and whether for a test key. */
-export interface RenderOptions {
-  format?: InvoiceFormat;
-  test?: boolean;
-  /** A free dashboard preview: marked PREVIEW on every page. */
-  preview?: boolean;
-  /** The account rendering (fair sharing of render workers). */
-  account_id?: string;
-  /** Estimated expensive (the pool keeps a worker free of such renders). */
-  expensive?: boolean;
-  /**
-   * Told the render's own time in seconds (queue wait excluded), however it
-   * ended; a renderer that never calls it is timed around the call.
-   */
-  on_render_time?: (seconds: number) => void;
-}
+export type {
+  RenderOptions,
+  RenderPdf,
+  ServicesOptions,
+} from "./services/context.ts";
 
-/** Renders a validated invoice to PDF (or e-invoice) bytes. */
-export type RenderPdf = (
-  invoice: Invoice,
-  options?: RenderOptions,
-) => Promise<Uint8Array>;
-
-/** What the services need. */
-export interface ServicesOptions {
-  render_pdf: RenderPdf;
-  admin_token?: string;
-  rate_limit_per_minute?: number;
-  /** Injectable clock, for month rollover tests. */
-  now?: () => Date;
-  /**
-   * True when a render started now would not wait (a render worker is
-   * idle): generate_invoice then renders while the quota is reserved.
-   * Unset: never early (an in-thread render would only block the reservation).
-   */
-  render_early?: () => boolean;
-  /** Told how long each render took, in seconds (metrics). */
-  on_render?: (seconds: number) => void;
-  /** Render-seconds an account may use a minute (`RENDER_SECONDS_PER_MINUTE`). */
-  render_seconds_per_minute?: number;
-  /** Dashboard sign-up: open or not, and on what plan (default: open, Starter, active). */
-  signup?: SignupPolicy;
-  /** Stripe billing; unset: billing is off and plans change through the operator. */
-  billing?: Billing;
-  /** Password reset and address verification mail; unset: those answer 404. */
-  account_mail?: AccountMail;
-  /** Mail to the operator about upgrade requests; unset: they are only recorded. */
-  operator_mail?: OperatorMail;
-  /** `SUPPORT_EMAIL`, named where customers are told how to get more. */
-  support_email?: string;
-  /** Cost of new password hashes (default `DEFAULT_SCRYPT_PARAMS`). */
-  scrypt_params?: ScryptParams;
-}
-
-const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 // After a reservation finds an account's month used up, its requests wait
 // for the quota before rendering for this long (see generate_invoice).
 const NO_EARLY_RENDER_AFTER_EXHAUSTED_MS = 60_000;
@@ -124,14 +76,6 @@ export const TIMEOUTS_PER_HOUR = 3;
 export const RENDER_SECONDS_PER_MINUTE = 30;
 /** Free previews an account may render a day (UTC). */
 export const PREVIEWS_PER_DAY = 50;
-/**
- * New verification links an account may ask for in a window: enough for a
- * lost mail, too few to flood its own mailbox.
- */
-export const VERIFICATION_RESEND_LIMIT = {
-  per_account: 3,
-  window_seconds: 15 * 60,
-} as const;
 
 function page_limit_error(error: PageLimitError): ApiError {
   return new ApiError("invalid_request", error.message, {
@@ -147,98 +91,6 @@ function check_document_cost(invoice: Invoice): void {
     if (error instanceof PageLimitError) throw page_limit_error(error);
     throw error;
   }
-}
-
-/** Runs a database operation; an outage becomes a 503 `unavailable`. */
-export async function with_database<T>(
-  operation: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    if (store.is_database_unavailable(error)) {
-      throw new ApiError(
-        "unavailable",
-        store.unavailable_public_message(error) ??
-          "The service is temporarily unavailable; retry shortly",
-        {
-          headers: { "Retry-After": String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
-          cause: error,
-        },
-      );
-    }
-    throw error;
-  }
-}
-
-/** An upgrade request as the API shows it. */
-export function upgrade_request_view(
-  request: store.UpgradeRequestRecord,
-): UpgradeRequestView {
-  return {
-    id: request.id,
-    account_id: request.account_id,
-    account_email: request.account_email,
-    current_plan: request.current_plan,
-    requested_plan: request.requested_plan,
-    message: request.message,
-    status: request.status,
-    created_at: request.created_at.toISOString(),
-    closed_at: request.closed_at?.toISOString() ?? null,
-    closed_by: request.closed_by === "admin_api" ||
-        request.closed_by === "admin_cli" || request.closed_by === "customer"
-      ? request.closed_by
-      : null,
-    resulting_plan: request.resulting_plan,
-  };
-}
-
-/**
- * What a 403 `quota_exceeded` says beyond the limit and the reset date: how
- * to get more, never only that one should.
- */
-export function more_invoices_hint(
-  plan: Plan,
-  options: { billing: boolean; support_email?: string },
-): string {
-  const above = plans_above(plan);
-  const write = options.support_email
-    ? `write to ${options.support_email}`
-    : undefined;
-  if (above.length === 0) {
-    return write
-      ? `${PLANS[plan].name} is the largest plan; for more, ${write}`
-      : `${PLANS[plan].name} is the largest plan`;
-  }
-  const names = above.map((id) => PLANS[id].name).join(" or ");
-  if (options.billing) {
-    return `For a higher limit, choose ${names} on the dashboard's Usage page ` +
-      `(${UPGRADE_PAGE_PATH}); an upgrade applies at once`;
-  }
-  return `For a higher limit, ask for an upgrade on the dashboard's Usage page ` +
-    `(${UPGRADE_PAGE_PATH}): pick ${names} and send the request to the operator` +
-    (write ? `, or ${write}` : "");
-}
-
-/**
- * How an inactive subscription is reactivated, for the 403
- * `subscription_inactive` messages: never only that one should.
- */
-export function reactivate_hint(
-  plan: Plan,
-  options: { billing: boolean; support_email?: string },
-): string {
-  if (options.billing) {
-    return `reactivate it by choosing a plan on the dashboard's Usage page (${UPGRADE_PAGE_PATH})`;
-  }
-  if (options.support_email) {
-    return `to reactivate it, write to ${options.support_email}`;
-  }
-  return plans_above(plan).length > 0
-    ? "the operator of this service reactivates it: ask with an upgrade request on the dashboard's " +
-      `Usage page (${UPGRADE_PAGE_PATH})`
-    : "to reactivate it, contact the operator of this service";
 }
 
 function sha256_hex(text: string): string {
@@ -274,16 +126,6 @@ interface GenerateState {
   early?: Promise<RenderedPdf>;
 }
 
-/** Calendar month (UTC) of an instant, as `YYYY-MM`. */
-export function month_of(now: Date): string {
-  return now.toISOString().slice(0, 7);
-}
-
-// Calendar day (UTC) of an instant, as `YYYY-MM-DD`.
-function day_of(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
 // How a key's invoice is rendered: marked as test for a test key.
 function render_options_of(
   account_id: string,
@@ -291,11 +133,6 @@ function render_options_of(
   format: InvoiceFormat,
 ): RenderOptions {
   return { format, account_id, ...(mode === "test" ? { test: true } : {}) };
-}
-
-/** First instant of the month after `now` (UTC): when quotas reset. */
-export function next_month_start(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 }
 
 /**
@@ -318,47 +155,6 @@ export function pdf_file_name(
 
 function is_pdf_format(format: InvoiceFormat): boolean {
   return format === "pdf" || format === "factur-x";
-}
-
-/** An account as the API shows it. */
-export function account_view(
-  account: store.Account | store.AuthAccount & { created_at?: Date },
-): AccountView {
-  return {
-    id: account.id,
-    email: account.email,
-    name: account.name,
-    plan: account.plan,
-    subscription_status: account.subscription_status,
-    created_at: (account.created_at ?? new Date(0)).toISOString(),
-  };
-}
-
-function key_view(key: store.ApiKey): ApiKeyView {
-  return {
-    id: key.id,
-    name: key.name,
-    prefix: key.prefix,
-    status: key.revoked_at ? "revoked" : "active",
-    mode: key.mode,
-    created_at: key.created_at.toISOString(),
-    last_used_at: key.last_used_at?.toISOString() ?? null,
-    revoked_at: key.revoked_at?.toISOString() ?? null,
-  };
-}
-
-function upgrade_window_start(at: Date): Date {
-  return new Date(at.getTime() - UPGRADE_REQUEST_WINDOW_HOURS * 3_600_000);
-}
-
-function pending_conflict(open: store.UpgradeRequestRecord): ApiError {
-  return new ApiError(
-    "conflict",
-    `Your request for ${PLANS[open.requested_plan].name} of ${
-      day_of(open.created_at)
-    } is still open; ` +
-      "the operator closes it by changing your plan, or you withdraw it, and you can send a new one after that",
-  );
 }
 
 // An API key from the Authorization header, with the SHA-256 that
@@ -395,10 +191,8 @@ export function create_services(
   database: store.Database,
   options: ServicesOptions,
 ): Services {
-  const now = options.now ?? (() => new Date());
-  const admin_digest = options.admin_token
-    ? createHash("sha256").update(options.admin_token).digest()
-    : undefined;
+  const context = create_service_context(database, options);
+  const { now, hint_options, require_account } = context;
 
   const rate_limits = Object.fromEntries(
     Object.entries(PLANS).map((
@@ -435,103 +229,6 @@ export function create_services(
       rate_remaining: number;
     }
   >();
-
-  // What messages that say how to get more need to know.
-  const hint_options = {
-    billing: options.billing !== undefined,
-    support_email: options.support_email,
-  };
-
-  const password_auth = create_password_auth(database, {
-    policy: options.signup,
-    now,
-    scrypt_params: options.scrypt_params,
-  });
-
-  async function insert_account(
-    input: store.CreateAccountInput,
-  ): Promise<AccountView> {
-    try {
-      return account_view(await store.create_account(database, input));
-    } catch (error) {
-      if (error instanceof store.DuplicateEmailError) {
-        throw new ApiError(
-          "conflict",
-          "An account with this e-mail already exists",
-        );
-      }
-      throw error;
-    }
-  }
-
-  function require_account_mail(): AccountMail {
-    if (!options.account_mail) {
-      throw new ApiError("not_found", "This server sends no account mail");
-    }
-    return options.account_mail;
-  }
-
-  /**
-   * Live keys need a verified address (sign-up mails the link; operator
-   * accounts and accounts older than verification count as verified).
-   */
-  async function require_verified_address(account_id: string): Promise<void> {
-    if (await store.is_email_verified(database, account_id)) return;
-    const where = options.account_mail?.delivery === "smtp"
-      ? "open the link in the mail we sent when you signed up"
-      : "this server sends no mail, so open the link from the server's log " +
-        `(a line starting with "${LOGGED_LINK_MARK}")`;
-    throw new ApiError(
-      "forbidden",
-      `Confirm your e-mail address before creating a live API key: ${where} (a password reset link also confirms it)`,
-    );
-  }
-
-  async function usage_of(
-    account: AccountView | store.Account,
-  ): Promise<UsageView> {
-    const at = now();
-    const month = month_of(at);
-    const [used, daily, test_calls] = await Promise.all([
-      store.get_usage(database, account.id, { month }),
-      store.get_daily_usage(database, account.id, { month }),
-      store.get_test_calls(database, account.id, { month }),
-    ]);
-    const limit = PLANS[account.plan].monthly_invoices;
-    return {
-      month,
-      used,
-      limit,
-      remaining: Math.max(0, limit - used),
-      resets_at: next_month_start(at).toISOString(),
-      daily,
-      test_calls,
-      test_limit: TEST_DOCUMENTS_PER_MONTH,
-    };
-  }
-
-  async function billing_of(account_id: string) {
-    return billing_view(
-      await store.get_billing(database, account_id),
-      options.billing !== undefined,
-    );
-  }
-
-  function require_billing(): Billing {
-    if (!options.billing) {
-      throw new ApiError(
-        "not_found",
-        "Billing is not set up on this server; plan changes are made by the operator",
-      );
-    }
-    return options.billing;
-  }
-
-  async function require_account(account_id: string): Promise<store.Account> {
-    const account = await store.get_account(database, account_id);
-    if (!account) throw new ApiError("not_found", "No account with this id");
-    return account;
-  }
 
   // Every render's own time counts against its account's budget of
   // render-seconds a minute, however it ended.
@@ -967,6 +664,10 @@ export function create_services(
   }
 
   return {
+    ...create_key_services(context),
+    ...create_account_services(context),
+    ...create_billing_services(context),
+    ...create_upgrade_services(context),
     authenticate_api_key(authorization: string | null, response: ResponseSink) {
       return with_database(() =>
         authenticate(bearer_key(authorization), response)
@@ -988,25 +689,6 @@ export function create_services(
         const principal = await authenticate(bearer, response);
         return { authorization, checked: true, principal };
       });
-    },
-
-    authenticate_admin(authorization: string | null) {
-      if (!admin_digest) {
-        throw new ApiError(
-          "not_found",
-          "The admin API is disabled (ADMIN_TOKEN is not set)",
-        );
-      }
-      const match = authorization
-        ? /^Bearer +(\S+) *$/i.exec(authorization)
-        : null;
-      const given = createHash("sha256").update(match?.[1] ?? "").digest();
-      if (!match || !timingSafeEqual(given, admin_digest)) {
-        throw new ApiError(
-          "unauthorized",
-          "Admin endpoints need `Authorization: Bearer <ADMIN_TOKEN>`",
-        );
-      }
     },
 
     generate_invoice(
@@ -1119,427 +801,6 @@ export function create_services(
           format: preview_options.format,
           account_id: account.id,
         });
-      });
-    },
-
-    create_account(input) {
-      return with_database(() => insert_account(input));
-    },
-
-    sign_up(input) {
-      return with_database(async () => {
-        // The password is hashed and the insert tried for a taken address
-        // too, and either way the mail goes out in the background: the
-        // answer and its timing are the same (no account enumeration).
-        const account_input = await password_auth.new_account(input);
-        try {
-          const account = await store.create_account(database, {
-            ...account_input,
-            // Self-service accounts prove their address by mail first.
-            email_verified: options.account_mail === undefined,
-          });
-          options.account_mail?.send_verification(account);
-        } catch (error) {
-          if (!(error instanceof store.DuplicateEmailError)) throw error;
-          options.account_mail?.notify_sign_up_attempt({ email: input.email });
-        }
-      });
-    },
-
-    mail_delivery() {
-      return options.account_mail?.delivery ?? "log";
-    },
-
-    is_email_verified(account_id) {
-      return with_database(() => store.is_email_verified(database, account_id));
-    },
-
-    resend_verification(principal) {
-      return with_database(async () => {
-        const account_mail = require_account_mail();
-        const account = await require_account(principal.account.id);
-        if (await store.is_email_verified(database, account.id)) {
-          throw new ApiError(
-            "conflict",
-            `${account.email} is confirmed already`,
-          );
-        }
-        await enforce_rate_limit(database, {
-          bucket: `verify-resend:${account.id}`,
-          limit: VERIFICATION_RESEND_LIMIT.per_account,
-          window_seconds: VERIFICATION_RESEND_LIMIT.window_seconds,
-          refusal: "Too many confirmation links asked for",
-        }, now());
-        account_mail.send_verification(account);
-      });
-    },
-
-    request_password_reset(input) {
-      return with_database(() =>
-        require_account_mail().request_password_reset(input)
-      );
-    },
-
-    reset_password(input) {
-      return with_database(async () =>
-        account_view(await require_account_mail().reset_password(input))
-      );
-    },
-
-    verify_email(input) {
-      return with_database(async () =>
-        account_view(await require_account_mail().verify_email(input))
-      );
-    },
-
-    sign_in(input) {
-      return with_database(async () =>
-        account_view(await password_auth.sign_in(input))
-      );
-    },
-
-    change_password(input) {
-      return with_database(async () => {
-        const account = await password_auth.check_current_password({
-          account_id: input.account_id,
-          password: input.current_password,
-          client_address: input.client_address,
-        });
-        await store.update_account(database, account.id, {
-          password_hash: await hash_password(
-            input.new_password,
-            options.scrypt_params,
-          ),
-        });
-        // Reset links mailed for the old password die with it.
-        await store.delete_account_tokens(database, {
-          account_id: account.id,
-          purpose: "password_reset",
-        });
-      });
-    },
-
-    request_email_change(input) {
-      return with_database(async () => {
-        const account_mail = require_account_mail();
-        const account = await password_auth.check_current_password({
-          account_id: input.account_id,
-          password: input.current_password,
-          client_address: input.client_address,
-        });
-        if (store.normalize_email(input.new_email) === account.email) {
-          throw new ApiError(
-            "invalid_request",
-            "This is already the account's e-mail address",
-            {
-              details: [{
-                path: "new_email",
-                message: "is already this account's address",
-              }],
-            },
-          );
-        }
-        await account_mail.request_email_change({
-          account,
-          new_email: input.new_email,
-        });
-      });
-    },
-
-    delete_account(input) {
-      return with_database(async () => {
-        const account = await require_account(input.account_id);
-        if (store.normalize_email(input.email) !== account.email) {
-          throw new ApiError(
-            "invalid_request",
-            "Type the account's e-mail address exactly to confirm the deletion",
-            {
-              details: [{
-                path: "email",
-                message: "must be this account's e-mail address",
-              }],
-            },
-          );
-        }
-        await password_auth.check_current_password({
-          account_id: account.id,
-          password: input.password,
-          client_address: input.client_address,
-          field: "password",
-        });
-        // Stripe first: if it cannot be reached, nothing is deleted while a
-        // subscription could still bill.
-        const billing = options.billing
-          ? await options.billing.cancel_for_deletion(account.id)
-          : { canceled: false };
-        const deleted = await store.delete_account(database, account.id);
-        if (!deleted) {
-          throw new ApiError("not_found", "No account with this id");
-        }
-        options.account_mail?.send_goodbye(deleted.email);
-        return { subscription_canceled: billing.canceled };
-      });
-    },
-
-    get_account(account_id: string) {
-      return with_database(async () => {
-        const account = await require_account(account_id);
-        return {
-          ...account_view(account),
-          usage: await usage_of(account),
-          billing: await billing_of(account.id),
-        };
-      });
-    },
-
-    update_account(account_id, changes, update_options = {}) {
-      return with_database(async () => {
-        const { billing_override, ...account_changes } = changes;
-        let account = await store.update_account(
-          database,
-          account_id,
-          account_changes,
-        );
-        if (!account) {
-          throw new ApiError("not_found", "No account with this id");
-        }
-        // A hand-made plan or status on a Stripe-billed account is an
-        // override, kept until the operator hands the account back.
-        const by_hand = account_changes.plan !== undefined ||
-          account_changes.subscription_status !== undefined;
-        const override = billing_override ?? (by_hand ? true : undefined);
-        if (override !== undefined) {
-          if (!override && options.billing) {
-            await options.billing.set_override(account_id, false);
-            account = await require_account(account_id);
-          } else {
-            await store.set_operator_override(database, account_id, override);
-          }
-        }
-        // An operator's plan change answers the account's open request,
-        // whether it grants the plan asked for or another.
-        if (account_changes.plan !== undefined) {
-          await store.close_upgrade_requests(database, {
-            account_id,
-            closed_by: update_options.by ?? "admin_api",
-            resulting_plan: account.plan,
-            now: now(),
-          });
-        }
-        return {
-          ...account_view(account),
-          usage: await usage_of(account),
-          billing: await billing_of(account.id),
-        };
-      });
-    },
-
-    get_upgrade_state(account_id: string) {
-      return with_database(async () => {
-        const account = await require_account(account_id);
-        const at = now();
-        const [pending, latest, recent] = await Promise.all([
-          store.get_open_upgrade_request(database, account_id),
-          store.get_latest_upgrade_request(database, account_id),
-          store.count_upgrade_requests_since(
-            database,
-            account_id,
-            upgrade_window_start(at),
-          ),
-        ]);
-        return {
-          billing_enabled: options.billing !== undefined,
-          plans_available: plans_above(account.plan),
-          pending: pending ? upgrade_request_view(pending) : null,
-          latest: latest ? upgrade_request_view(latest) : null,
-          requests_left: Math.max(
-            0,
-            UPGRADE_REQUESTS_PER_WINDOW - recent.count,
-          ),
-          support_email: options.support_email ?? null,
-        };
-      });
-    },
-
-    request_upgrade(principal, input) {
-      return with_database(async () => {
-        if (options.billing) {
-          throw new ApiError(
-            "not_found",
-            "This server takes payments: choose the plan on the dashboard's Usage page " +
-              `(${UPGRADE_PAGE_PATH}) and it applies at once`,
-          );
-        }
-        const account = await require_account(principal.account.id);
-        const above = plans_above(account.plan);
-        if (!above.includes(input.plan)) {
-          const message = above.length === 0
-            ? `${
-              PLANS[account.plan].name
-            } is the largest plan; there is no plan to ask for` +
-              (options.support_email
-                ? ` (for more, write to ${options.support_email})`
-                : "")
-            : `must be a plan above ${PLANS[account.plan].name}: ${
-              above.join(" or ")
-            }`;
-          throw new ApiError(
-            "invalid_request",
-            `Invalid request: plan: ${message}`,
-            { details: [{ path: "plan", message }] },
-          );
-        }
-        const open = await store.get_open_upgrade_request(database, account.id);
-        if (open) throw pending_conflict(open);
-        const at = now();
-        const recent = await store.count_upgrade_requests_since(
-          database,
-          account.id,
-          upgrade_window_start(at),
-        );
-        if (recent.count >= UPGRADE_REQUESTS_PER_WINDOW) {
-          // A place frees up when the oldest recent request ages out.
-          const frees_at = (recent.oldest?.getTime() ?? at.getTime()) +
-            UPGRADE_REQUEST_WINDOW_HOURS * 3_600_000;
-          const wait = Math.max(1, Math.ceil((frees_at - at.getTime()) / 1000));
-          throw new ApiError(
-            "rate_limited",
-            `This account sent ${recent.count} upgrade requests in the last ${UPGRADE_REQUEST_WINDOW_HOURS} hours; ` +
-              `you can send another in ${Math.ceil(wait / 3600)} hour(s)` +
-              (options.support_email
-                ? `, or write to ${options.support_email}`
-                : ""),
-            { headers: { "Retry-After": String(wait) } },
-          );
-        }
-        const created = await store.create_upgrade_request(database, {
-          account_id: account.id,
-          current_plan: account.plan,
-          requested_plan: input.plan,
-          message: input.message || null,
-          now: at,
-        });
-        if (created.status === "pending") {
-          throw pending_conflict(created.request);
-        }
-        const [usage, email_verified] = await Promise.all([
-          usage_of(account),
-          store.is_email_verified(database, account.id),
-        ]);
-        options.operator_mail?.upgrade_requested({
-          request: created.request,
-          usage: { used: usage.used, limit: usage.limit },
-          email_verified,
-          subscription_status: account.subscription_status,
-        });
-        return upgrade_request_view(created.request);
-      });
-    },
-
-    withdraw_upgrade_request(principal, request_id) {
-      return with_database(async () => {
-        const outcome = await store.withdraw_upgrade_request(database, {
-          id: request_id,
-          account_id: principal.account.id,
-          now: now(),
-        });
-        if (outcome.status === "not_found") {
-          throw new ApiError("not_found", "No upgrade request with this id");
-        }
-        if (outcome.status === "not_open") {
-          throw new ApiError(
-            "conflict",
-            outcome.request.status === "withdrawn"
-              ? "This upgrade request was withdrawn already"
-              : "The operator closed this upgrade request already; there is nothing to withdraw",
-          );
-        }
-        options.operator_mail?.upgrade_withdrawn(outcome.request);
-        return upgrade_request_view(outcome.request);
-      });
-    },
-
-    list_upgrade_requests(filter) {
-      return with_database(async () =>
-        (await store.list_upgrade_requests(database, filter)).map(
-          upgrade_request_view,
-        )
-      );
-    },
-
-    get_billing(account_id: string) {
-      return with_database(async () => {
-        await require_account(account_id);
-        return await billing_of(account_id);
-      });
-    },
-
-    change_plan(principal, input) {
-      return with_database(async () => {
-        const billing = require_billing();
-        const account = await require_account(principal.account.id);
-        return await billing.change_plan(account, input);
-      });
-    },
-
-    open_billing_portal(principal, input) {
-      return with_database(() =>
-        require_billing().portal(principal.account.id, input.base_url)
-      );
-    },
-
-    get_usage(account_id: string) {
-      return with_database(async () => {
-        const usage = await usage_of(await require_account(account_id));
-        const by_key = await store.get_usage_by_key(database, account_id, {
-          month: usage.month,
-        });
-        return {
-          ...usage,
-          by_key: by_key.map((key) => ({
-            id: key.key_id,
-            name: key.name,
-            prefix: key.prefix,
-            mode: key.mode,
-            status: key.revoked_at ? "revoked" as const : "active" as const,
-            count: key.count,
-          })),
-        };
-      });
-    },
-
-    list_keys(account_id: string) {
-      return with_database(async () => {
-        await require_account(account_id);
-        return (await store.list_api_keys(database, account_id)).map(key_view);
-      });
-    },
-
-    create_key(account_id, input) {
-      return with_database(async () => {
-        await require_account(account_id);
-        // Live keys need a confirmed address; test keys do not.
-        if ((input.mode ?? "live") === "live") {
-          await require_verified_address(account_id);
-        }
-        const key = await store.create_api_key(database, {
-          account_id,
-          name: input.name,
-          mode: input.mode,
-        });
-        return { ...key, created_at: key.created_at.toISOString() };
-      });
-    },
-
-    revoke_key(key_id: string, account_id?: string) {
-      return with_database(async () => {
-        const key = await store.revoke_api_key(database, {
-          key_id,
-          account_id,
-        });
-        // Another account's key reads as missing: ids of others' keys are not confirmed.
-        if (!key) throw new ApiError("not_found", "No API key with this id");
-        return key_view(key);
       });
     },
   };

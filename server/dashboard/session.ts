@@ -24,7 +24,8 @@ import {
   type SessionControl,
 } from "../../contract/mod.ts";
 import * as store from "../../db/mod.ts";
-import { account_view, with_database } from "../services.ts";
+import { account_view } from "../views.ts";
+import { with_database } from "../with_database.ts";
 
 /** Name of the session cookie. */
 export const SESSION_COOKIE = "session";

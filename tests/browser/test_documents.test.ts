@@ -12,7 +12,7 @@ import { sign_in_browser } from "../helpers/accounts.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
 import { query_rows } from "../../db/_util.ts";
 import { TEST_DOCUMENTS_PER_MONTH } from "../../contract/mod.ts";
-import { month_of } from "../../server/services.ts";
+import { month_of } from "../../server/services/calendar.ts";
 
 Deno.test({
   name:

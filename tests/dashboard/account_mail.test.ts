@@ -13,7 +13,7 @@ import { signed_in_email } from "../helpers/accounts.ts";
 import { link_in, start_smtp_sink } from "../helpers/smtp_sink.ts";
 import { create_mailer } from "../../server/mail.ts";
 import { LOGGED_LINK_MARK } from "../../contract/mod.ts";
-import { VERIFICATION_RESEND_LIMIT } from "../../server/services.ts";
+import { VERIFICATION_RESEND_LIMIT } from "../../server/services/accounts.ts";
 import {
   PASSWORD_RESET_LIMIT,
   SIGN_UP_NOTICE_LIMIT,

@@ -25,10 +25,10 @@ import { create_services } from "../../server/services.ts";
 import { open_test_database } from "../helpers/test_database.ts";
 import { create_account } from "../../db/mod.ts";
 import {
-  account_view,
   more_invoices_hint,
   reactivate_hint,
-} from "../../server/services.ts";
+} from "../../server/services/hints.ts";
+import { account_view } from "../../server/views.ts";
 
 const OPERATOR = "ops@ink.example";
 const SUPPORT = "help@ink.example";

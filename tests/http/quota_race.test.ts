@@ -13,7 +13,7 @@ import {
 import type { Database } from "../../db/mod.ts";
 import { query_rows } from "../../db/_util.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
-import { month_of } from "../../server/services.ts";
+import { month_of } from "../../server/services/calendar.ts";
 
 const STARTER_LIMIT = 150;
 

@@ -15,7 +15,7 @@ import { full_invoice } from "../fixtures/invoices.ts";
 import type { Database } from "../../db/mod.ts";
 import { query_rows } from "../../db/_util.ts";
 import { TEST_DOCUMENTS_PER_MONTH } from "../../contract/mod.ts";
-import { month_of } from "../../server/services.ts";
+import { month_of } from "../../server/services/calendar.ts";
 
 async function test_key_for(
   server: TestServer,

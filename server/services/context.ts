@@ -11,6 +11,7 @@ import {
   type Invoice,
   type InvoiceFormat,
   PLANS,
+  type Services,
   TEST_DOCUMENTS_PER_MONTH,
   type UsageView,
 } from "../../contract/mod.ts";
@@ -167,4 +168,31 @@ export function create_service_context(
     billing_of,
     require_account_mail,
   };
+}
+
+/**
+ * A domain's services as a table of functions that take the context first:
+ * each one short and on its own, bound to a context by {@link bind_services}.
+ */
+export type ServiceTable<K extends keyof Services> = {
+  [P in K]: (
+    context: ServiceContext,
+    ...args: Parameters<Services[P]>
+  ) => ReturnType<Services[P]>;
+};
+
+/** The services of a table, bound to one context. */
+export function bind_services<K extends keyof Services>(
+  context: ServiceContext,
+  table: ServiceTable<K>,
+): Pick<Services, K> {
+  const bound: Partial<Record<K, unknown>> = {};
+  for (const name of Object.keys(table) as K[]) {
+    const method = table[name] as (
+      context: ServiceContext,
+      ...args: unknown[]
+    ) => unknown;
+    bound[name] = (...args: unknown[]) => method(context, ...args);
+  }
+  return bound as Pick<Services, K>;
 }

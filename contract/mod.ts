@@ -15,3 +15,4 @@ export * from "./router.ts";
 export * from "./trpc_errors.ts";
 export * from "./upgrades.ts";
 export * from "./validation.ts";
+export * from "./version.ts";

@@ -9,6 +9,8 @@ import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import {
   ApiError,
   app_router,
+  CONTRACT_VERSION,
+  CONTRACT_VERSION_HEADER,
   create_caller,
   type InvoiceRequest,
   type Principal,
@@ -118,6 +120,7 @@ const EXPOSED_HEADERS = [
   "X-Quota-Reset",
   "X-Request-Id",
   "Idempotent-Replayed",
+  CONTRACT_VERSION_HEADER,
 ].join(", ");
 
 // What `/generate` answers to; HEAD (a GET without body) is not among them.
@@ -742,6 +745,18 @@ export function create_app(options: AppOptions): Handler {
     }
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
       if (!response.headers.has(name)) response.headers.set(name, value);
+    }
+    response.headers.set(CONTRACT_VERSION_HEADER, CONTRACT_VERSION);
+    if (
+      response.status === 401 && !response.headers.has("WWW-Authenticate")
+    ) {
+      // RFC 6750: the challenge, and whether a token was sent and refused.
+      response.headers.set(
+        "WWW-Authenticate",
+        request.headers.has("authorization")
+          ? 'Bearer error="invalid_token"'
+          : "Bearer",
+      );
     }
     response.headers.set("X-Request-Id", request_id);
     if (cors_origin) {

@@ -102,6 +102,12 @@ export const INVOICE_FORMAT_INFO: Record<
   cii: { name: "EN 16931, CII (XML)", output: "xml" },
 };
 
+/** The `Content-Type` of an answer, by what its format outputs. */
+export const OUTPUT_CONTENT_TYPES = {
+  pdf: "application/pdf",
+  xml: "application/xml; charset=utf-8",
+} as const;
+
 /** The request field `format`. */
 export const InvoiceFormatSchema = z.enum(INVOICE_FORMATS).describe(
   "Output format (default `pdf`): `factur-x` (PDF/A-3 with the invoice as EN 16931 CII XML inside), " +

@@ -59,6 +59,7 @@ import type {
   ServiceContext,
   SessionControl,
 } from "./context.ts";
+import { OUTPUT_CONTENT_TYPES } from "./einvoice.ts";
 import { ApiError } from "./errors.ts";
 import { GenerateRequestSchema, type Invoice } from "./invoice.ts";
 import { negotiate_locale } from "./locales.ts";
@@ -170,6 +171,11 @@ const ERROR_RESPONSES = {
 const UNVERIFIED_ADDRESS =
   "The account's e-mail address is not confirmed yet (`forbidden`); live keys need a confirmed address.";
 
+const UNKNOWN_ACCOUNT =
+  "No account has this id, or the server has no `ADMIN_TOKEN` (`not_found`).";
+
+const UNKNOWN_KEY = "No API key with this id (`not_found`).";
+
 function pick_errors(codes: (keyof typeof ERROR_RESPONSES)[]) {
   return Object.fromEntries(codes.map((code) => [code, ERROR_RESPONSES[code]]));
 }
@@ -204,7 +210,7 @@ function idempotency_key_of(ctx: ServiceContext): string | undefined {
 /** What a tRPC caller receives for a generated invoice. */
 export const GeneratedPdfSchema = z.object({
   file_name: z.string(),
-  content_type: z.enum(["application/pdf", "application/xml; charset=utf-8"]),
+  content_type: z.enum([OUTPUT_CONTENT_TYPES.pdf, OUTPUT_CONTENT_TYPES.xml]),
   byte_length: z.number().int(),
   pdf_base64: z.string().optional().describe(
     "The PDF (formats `pdf` and `factur-x`), base64-encoded (tRPC callers). The REST face streams the bytes instead.",
@@ -494,6 +500,8 @@ export const app_router = t.router({
         openapi: {
           method: "GET",
           path: "/account/usage",
+          description:
+            "Invoices charged this month with the plan's limit and reset date, per day and per key, and the test documents used (signed-in dashboard session).",
           tags: ACCOUNT_TAGS,
           summary: "This month's usage of the signed-in account",
           errorResponses: pick_errors([401]),
@@ -507,6 +515,8 @@ export const app_router = t.router({
         openapi: {
           method: "GET",
           path: "/account/keys",
+          description:
+            "Every API key of the signed-in account with its prefix, mode and status; the full key is never shown again after it was created.",
           tags: ACCOUNT_TAGS,
           summary: "List the account's API keys (never their secrets)",
           errorResponses: pick_errors([401]),
@@ -522,6 +532,8 @@ export const app_router = t.router({
         openapi: {
           method: "POST",
           path: "/account/keys",
+          description:
+            "Creates a live or test API key for the signed-in account. The answer is the only time the full key is shown; live keys need a confirmed e-mail address.",
           tags: ACCOUNT_TAGS,
           summary: "Generate a new API key; the full key is shown once",
           successDescription: "The new key, including its full value.",
@@ -547,9 +559,14 @@ export const app_router = t.router({
         openapi: {
           method: "POST",
           path: "/account/keys/{id}/revoke",
+          description:
+            "Revokes one of the signed-in account's keys at once and for good; requests with it answer 403 `key_revoked`. Revoking a revoked key answers it unchanged. A key of another account, or an unknown id, answers 404.",
           tags: ACCOUNT_TAGS,
           summary: "Revoke an API key permanently",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            404: UNKNOWN_KEY,
+          },
         },
       })
       .input(KeyIdSchema)
@@ -564,6 +581,8 @@ export const app_router = t.router({
         openapi: {
           method: "GET",
           path: "/account/billing",
+          description:
+            "The account's plan, subscription status and, when Stripe billing is on, the current period and any scheduled plan change.",
           tags: ACCOUNT_TAGS,
           summary: "Billing state of the signed-in account",
           errorResponses: pick_errors([401]),
@@ -577,6 +596,8 @@ export const app_router = t.router({
         openapi: {
           method: "POST",
           path: "/account/billing/plan",
+          description:
+            "With Stripe billing on: a new subscription answers a Checkout URL, an upgrade applies at once (prorated), a downgrade at the end of the period. Without billing: 404.",
           tags: ACCOUNT_TAGS,
           summary:
             "Change plan: Checkout for a new subscription, upgrade now (prorated) or downgrade at period end",
@@ -596,6 +617,8 @@ export const app_router = t.router({
         openapi: {
           method: "POST",
           path: "/account/billing/portal",
+          description:
+            "With Stripe billing on, answers the URL of the customer portal (payment method, invoices, cancelling). Without billing: 404.",
           tags: ACCOUNT_TAGS,
           summary:
             "Open the Stripe customer portal (payment method, invoices, cancel)",
@@ -616,6 +639,8 @@ export const app_router = t.router({
         openapi: {
           method: "GET",
           path: "/account/upgrade",
+          description:
+            "On servers without Stripe billing: the plans above the account's current one and its open upgrade request, if any.",
           tags: ACCOUNT_TAGS,
           summary:
             "Upgrading the signed-in account: plans above the current one and its open request",
@@ -632,6 +657,8 @@ export const app_router = t.router({
         openapi: {
           method: "POST",
           path: "/account/upgrade-requests",
+          description:
+            "Records a request for a higher plan for the operator to act on (servers without Stripe billing). One open request per account; a plan change or a withdrawal closes it.",
           tags: ACCOUNT_TAGS,
           summary:
             "Ask the operator for a higher plan (servers without Stripe billing); the operator is e-mailed when `OPERATOR_EMAIL` is set",
@@ -663,6 +690,8 @@ export const app_router = t.router({
         openapi: {
           method: "POST",
           path: "/account/upgrade-requests/{id}/withdraw",
+          description:
+            "Withdraws the account's open upgrade request; afterwards a new one can be sent.",
           tags: ACCOUNT_TAGS,
           summary:
             "Withdraw the signed-in account's open upgrade request; a new one can be sent afterwards",
@@ -688,6 +717,8 @@ export const app_router = t.router({
         openapi: {
           method: "GET",
           path: "/admin/upgrade-requests",
+          description:
+            "The customers' upgrade requests, newest first, filtered by status (default `open`). Needs the operator's `ADMIN_TOKEN`.",
           protect: true,
           tags: ADMIN_TAGS,
           summary:
@@ -708,10 +739,16 @@ export const app_router = t.router({
         openapi: {
           method: "POST",
           path: "/admin/accounts",
+          description:
+            "Creates a customer account with a plan and subscription status. An e-mail address that has an account already answers 409 `conflict`.",
           protect: true,
           tags: ADMIN_TAGS,
           summary: "Create an account",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            409:
+              "An account with this e-mail address exists already (`conflict`).",
+          },
         },
       })
       .input(CreateAccountSchema)
@@ -726,10 +763,15 @@ export const app_router = t.router({
         openapi: {
           method: "GET",
           path: "/admin/accounts/{id}",
+          description:
+            "The account with its plan, subscription, billing state and this month's usage. An unknown id answers 404.",
           protect: true,
           tags: ADMIN_TAGS,
           summary: "An account with this month's usage",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            404: UNKNOWN_ACCOUNT,
+          },
         },
       })
       .input(AccountIdSchema)
@@ -740,11 +782,16 @@ export const app_router = t.router({
         openapi: {
           method: "PATCH",
           path: "/admin/accounts/{id}",
+          description:
+            "Changes the plan or the subscription status with immediate effect; a plan change closes the account's open upgrade request. An unknown id answers 404.",
           protect: true,
           tags: ADMIN_TAGS,
           summary:
             "Change plan or subscription status (applies at once); a plan change closes the account's open upgrade request",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            404: UNKNOWN_ACCOUNT,
+          },
         },
       })
       .input(UpdateAccountSchema)
@@ -761,10 +808,15 @@ export const app_router = t.router({
         openapi: {
           method: "GET",
           path: "/admin/accounts/{id}/keys",
+          description:
+            "Every API key of the account with its prefix, mode and status (never the secret). An unknown id answers 404.",
           protect: true,
           tags: ADMIN_TAGS,
           summary: "List an account's API keys",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            404: UNKNOWN_ACCOUNT,
+          },
         },
       })
       .input(AccountIdSchema)
@@ -777,6 +829,8 @@ export const app_router = t.router({
         openapi: {
           method: "POST",
           path: "/admin/accounts/{id}/keys",
+          description:
+            "Creates an API key for the account; the answer is the only time the full key is shown. Live keys need the account's confirmed e-mail address. An unknown id answers 404.",
           protect: true,
           tags: ADMIN_TAGS,
           summary:
@@ -784,6 +838,7 @@ export const app_router = t.router({
           errorResponses: {
             ...pick_errors([400, 401]),
             403: UNVERIFIED_ADDRESS,
+            404: UNKNOWN_ACCOUNT,
           },
         },
       })
@@ -803,10 +858,15 @@ export const app_router = t.router({
         openapi: {
           method: "POST",
           path: "/admin/keys/{id}/revoke",
+          description:
+            "Revokes the key at once and for good (idempotent: a revoked key answers unchanged). An unknown id answers 404.",
           protect: true,
           tags: ADMIN_TAGS,
           summary: "Revoke an API key permanently (idempotent)",
-          errorResponses: pick_errors([400, 401]),
+          errorResponses: {
+            ...pick_errors([400, 401]),
+            404: UNKNOWN_KEY,
+          },
         },
       })
       .input(KeyIdSchema)

@@ -1,7 +1,8 @@
 /**
  * The OpenAPI document, generated from the router by trpc-to-openapi and
- * completed with what it cannot express: the binary PDF response, our one
- * error shape, 201 statuses and the dashboard's cookie authentication.
+ * completed with what it cannot express: the PDF and XML responses, our one
+ * error shape, every status and header an answer can carry, 201 statuses,
+ * the dashboard's cookie authentication, tags and contact.
  */
 import { generateOpenApiDocument } from "trpc-to-openapi";
 import { z } from "zod";
@@ -11,7 +12,13 @@ import {
   OPERATION_EXAMPLES,
 } from "./openapi_examples.ts";
 import {
+  complete_responses,
+  generate_success,
+  RESPONSE_HEADERS,
+} from "./openapi_responses.ts";
+import {
   app_router,
+  CONTRACT_VERSION,
   ErrorBodySchema,
   IdempotencyKeySchema,
   INVOICE_LIMITS,
@@ -26,6 +33,24 @@ const CREATED = new Set([
 ]);
 
 type Json = Record<string, unknown>;
+
+/** The operations' tags, in the order the reference shows them. */
+const TAGS = [
+  {
+    name: "invoices",
+    description: "Invoice PDFs and e-invoices from JSON, with an API key.",
+  },
+  {
+    name: "account",
+    description:
+      "The signed-in dashboard account: usage, API keys, billing and upgrade requests (session cookie).",
+  },
+  {
+    name: "admin",
+    description:
+      "The operator's API: accounts, keys and upgrade requests (`ADMIN_TOKEN`).",
+  },
+];
 
 type SchemeName = "ApiKey" | "AdminToken" | "Session";
 
@@ -87,7 +112,8 @@ function add_examples(paths: Record<string, Record<string, Json>>): void {
       for (const [status, response] of Object.entries(responses)) {
         const content = response.content as Record<string, Json> | undefined;
         if (!content) continue;
-        // Copies: error answers share one content object.
+        // Copies: error answers share one content object. The example goes
+        // to the first media type; the others stay as they are.
         const [media_type, media] = Object.entries(content)[0];
         const example = examples?.responses[status] ??
           (Number(status) >= 400 ? ERROR_EXAMPLES[status] : undefined);
@@ -100,7 +126,7 @@ function add_examples(paths: Record<string, Record<string, Json>>): void {
             ) => [name, { value }]),
           );
         } else with_example.example = example;
-        response.content = { [media_type]: with_example };
+        response.content = { ...content, [media_type]: with_example };
       }
     }
   }
@@ -109,15 +135,16 @@ function add_examples(paths: Record<string, Record<string, Json>>): void {
 /** Builds the service's OpenAPI document. */
 export function build_openapi_document(): Json {
   const document = generateOpenApiDocument(app_router, {
-    title: "Invoice PDF API",
-    version: "1.0.0",
+    title: "Ink",
+    version: CONTRACT_VERSION,
     // Relative: the document describes whichever server serves it, and the
     // committed copy does not depend on where it was generated.
     baseUrl: "/",
     description:
-      "Turns invoice JSON into a PDF in milliseconds. Nothing about an invoice is stored. " +
+      "Turns invoice JSON into a PDF or an e-invoice in milliseconds. Nothing about an invoice is stored. " +
       `Limits: request body 1 MiB, ${INVOICE_LIMITS.max_items} line items, string lengths as given per field. ` +
-      "Every error answers with the `Error` schema.",
+      "Every error answers with the `Error` schema; every answer carries `Ink-Version`, the contract " +
+      "version (this document's `info.version`; changes are listed in openapi/CHANGELOG.md).",
     securitySchemes: {
       ApiKey: {
         type: "http",
@@ -140,6 +167,10 @@ export function build_openapi_document(): Json {
       },
     },
   }) as unknown as Json;
+  (document.info as Json).contact = {
+    name: "The operator of this Ink server",
+  };
+  document.tags = TAGS;
   (document.info as Json).license = {
     name: "Proprietary: use under the service's terms",
     identifier: "LicenseRef-Proprietary",
@@ -195,79 +226,14 @@ export function build_openapi_document(): Json {
     },
   ];
   const responses = generate.responses as Record<string, Json>;
-  const header = (description: string, type = "string") => ({
-    description,
-    schema: { type },
-  });
-  const rate_headers = {
-    "RateLimit-Limit": header(
-      "Requests allowed per minute (sliding window of 60 s).",
-      "integer",
-    ),
-    "RateLimit-Remaining": header("Requests that fit now.", "integer"),
-    "RateLimit-Reset": header(
-      "Seconds until one more request than `RateLimit-Remaining` fits.",
-      "integer",
-    ),
-  };
-  responses["200"] = {
-    description:
-      "The invoice, streamed: the PDF (A4) for `format` `pdf` (default) and `factur-x` " +
-      "(PDF/A-3b with `factur-x.xml` embedded), XML for `xrechnung-cii`, `xrechnung-ubl`, `ubl` and `cii`.",
-    headers: {
-      "Content-Disposition": header(
-        'attachment; filename="invoice-<number>.pdf" (`.xml` for the XML formats; a safe file name from the invoice number).',
-      ),
-      ...rate_headers,
-      "X-Quota-Limit": header(
-        "Invoices included per month in the plan.",
-        "integer",
-      ),
-      "X-Quota-Remaining": header("Invoices left this month.", "integer"),
-      "X-Quota-Reset": header(
-        "Date (UTC) the monthly quota resets, YYYY-MM-DD.",
-      ),
-      "Idempotent-Replayed": header(
-        "`true` when this request was already charged: the same body this month, " +
-          "or the same `Idempotency-Key` and body within 24 hours.",
-      ),
-    },
-    content: {
-      "application/pdf": { schema: { type: "string", format: "binary" } },
-      "application/xml": {
-        schema: {
-          type: "string",
-          description:
-            "UTF-8 XML (`Content-Type: application/xml; charset=utf-8`): XRechnung 3.0 (CII or UBL), " +
-            "Peppol BIS Billing 3.0 UBL 2.1, or EN 16931 CII D16B.",
-        },
-      },
-    },
-  };
-  responses["429"] = {
-    ...responses["429"],
-    headers: {
-      "Retry-After": header(
-        "Seconds until the next request fits (equals `RateLimit-Reset`).",
-        "integer",
-      ),
-      ...rate_headers,
-    },
-  };
-  responses["409"] = {
-    ...responses["409"],
-    headers: { "Retry-After": header("Seconds to wait.", "integer") },
-  };
-  responses["503"] = {
-    ...responses["503"],
-    headers: { "Retry-After": header("Seconds to wait.", "integer") },
-  };
+  responses["200"] = generate_success();
   responses["405"] = {
     description:
       "Any method but POST (`method_not_allowed`); `OPTIONS` answers 204. Both list the methods in `Allow`.",
-    headers: { Allow: header("`POST, OPTIONS`") },
     content: error_content,
   };
+  components.headers = RESPONSE_HEADERS;
+  complete_responses(paths, error_content);
   add_examples(paths);
   // Only tRPC callers receive GeneratedPdf; REST clients get the PDF bytes.
   delete components.schemas.GeneratedPdf;

@@ -1,4 +1,9 @@
 import { assert, assertEquals } from "../assert.ts";
+import {
+  CONTRACT_VERSION,
+  INVOICE_FORMAT_INFO,
+  OUTPUT_CONTENT_TYPES,
+} from "../../contract/mod.ts";
 import { openapi_json } from "../../server/write_openapi.ts";
 import { start_test_server } from "../helpers/test_server.ts";
 
@@ -110,4 +115,79 @@ Deno.test("Redocly's linter finds no error and no warning in openapi/openapi.jso
   assertEquals(report.totals.errors, 0);
   assertEquals(report.totals.warnings, 0);
   assertEquals(output.code, 0);
+});
+
+/** Spectral's CLI, pinned: its `spectral:oas` ruleset over the committed document. */
+const SPECTRAL_CLI = "npm:@stoplight/spectral-cli@6.16.3";
+
+Deno.test("Spectral's spectral:oas ruleset (openapi/.spectral.yaml) finds nothing in openapi/openapi.json", async () => {
+  const folder = new URL("../../openapi/", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      // As for Redocly: the linter's dependencies stay out of the project.
+      "--no-config",
+      "--no-lock",
+      SPECTRAL_CLI,
+      "lint",
+      "--ruleset",
+      `${folder}.spectral.yaml`,
+      "--format",
+      "json",
+      "--fail-severity",
+      "hint",
+      `${folder}openapi.json`,
+    ],
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout);
+  const start = text.indexOf("[");
+  assert(start >= 0, new TextDecoder().decode(output.stderr));
+  const findings =
+    (JSON.parse(text.slice(start, text.lastIndexOf("]") + 1)) as {
+      code: string;
+      path: string[];
+      message: string;
+    }[]).map((finding) =>
+      `${finding.code} at ${finding.path.join(".")}: ${finding.message}`
+    );
+  assertEquals(findings, []);
+  assertEquals(output.code, 0);
+});
+
+Deno.test("the document names the API Ink, carries the contract version, and lists one content type per kind of format output", () => {
+  const document = JSON.parse(openapi_json());
+  assertEquals(document.info.title, "Ink");
+  assertEquals(document.info.version, CONTRACT_VERSION);
+  const outputs = new Set(
+    Object.values(INVOICE_FORMAT_INFO).map((info) => info.output),
+  );
+  const expected = [...outputs].map((output) => OUTPUT_CONTENT_TYPES[output]);
+  const content = document.paths["/generate"].post.responses["200"].content;
+  assertEquals(Object.keys(content).sort(), expected.sort());
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations as object)) {
+      const responses = (operation as {
+        responses: Record<
+          string,
+          { headers: Record<string, { $ref: string }> }
+        >;
+      }).responses;
+      const challenge = responses["401"].headers["WWW-Authenticate"];
+      assertEquals(
+        challenge.$ref,
+        "#/components/headers/WWW-Authenticate",
+        `${method} ${path}`,
+      );
+      for (const [status, response] of Object.entries(responses)) {
+        assert(
+          response.headers["Ink-Version"],
+          `${method} ${path} ${status} declares Ink-Version`,
+        );
+      }
+    }
+  }
 });

@@ -11,6 +11,7 @@ import {
 import { open_test_database, type TestDatabase } from "./test_database.ts";
 import type { Plan } from "../../contract/mod.ts";
 import type { ScryptParams } from "../../server/dashboard/password.ts";
+import type { RestRecorder } from "./rest_recorder.ts";
 
 /** The admin token test servers use. */
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -38,6 +39,11 @@ export interface TestServer {
     plan?: Plan;
     subscription_status?: "active" | "inactive";
   }): Promise<{ account_id: string; key: string; key_id: string }>;
+  /**
+   * Fetches a path of this server (recorded when the server was started
+   * with `record`).
+   */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
   /** POSTs an invoice to /generate with a key. */
   generate(
     key: string | null,
@@ -57,6 +63,8 @@ export interface TestServerOptions extends StartOptions {
    * (tests of that cost); otherwise {@link TEST_SCRYPT_PARAMS}.
    */
   production_scrypt_cost?: boolean;
+  /** Records the answers to the helper's calls (`admin`, `generate`, `fetch`). */
+  record?: RestRecorder;
 }
 
 let account_counter = 0;
@@ -113,12 +121,13 @@ export async function start_test_server(
   const test_database = options.test_database ?? await open_test_database();
   const server = await start_on_free_port(options, test_database);
   const url = server.url;
+  const call = options.record?.fetch ?? fetch;
 
   async function admin(
     path: string,
     init: { method?: string; body?: unknown } = {},
   ): Promise<Response> {
-    return await fetch(`${url}${path}`, {
+    return await call(`${url}${path}`, {
       method: init.method ?? (init.body === undefined ? "GET" : "POST"),
       headers: {
         Authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
@@ -163,8 +172,11 @@ export async function start_test_server(
       const key = await key_response.json();
       return { account_id: account.id, key: key.key, key_id: key.id };
     },
+    async fetch(path, init = {}) {
+      return await call(`${url}${path}`, init);
+    },
     async generate(key, body, init = {}) {
-      return await fetch(`${url}/generate`, {
+      return await call(`${url}/generate`, {
         method: "POST",
         headers: {
           "Content-Type": "application/json",

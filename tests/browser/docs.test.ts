@@ -62,6 +62,18 @@ Deno.test({
       await page.locator(".opblock-post", { hasText: "/generate" }).first()
         .locator(".opblock-summary").click();
       await page.getByText("INV-2026-0001").first().waitFor();
+      // The API is titled Ink; the file name's placeholder is shown as text.
+      assertMatch(
+        await page.locator(".info .title").first().innerText(),
+        /^Ink\b/,
+      );
+      const generate = await page.locator(".opblock-post", {
+        hasText: "/generate",
+      }).first().innerText();
+      assert(
+        generate.includes('filename="invoice-<number>.pdf"'),
+        "the Content-Disposition header shows invoice-<number>.pdf",
+      );
       await screenshot_both(page, "20-api-reference");
       await page.setViewportSize(VIEWPORTS.phone);
       const overflow = await page.evaluate(

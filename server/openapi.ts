@@ -7,7 +7,7 @@
 import { generateOpenApiDocument } from "trpc-to-openapi";
 import { z } from "zod";
 import {
-  ERROR_EXAMPLES,
+  error_example,
   FORBIDDEN_EXAMPLES,
   OPERATION_EXAMPLES,
 } from "./openapi_examples.ts";
@@ -116,7 +116,7 @@ function add_examples(paths: Record<string, Record<string, Json>>): void {
         // to the first media type; the others stay as they are.
         const [media_type, media] = Object.entries(content)[0];
         const example = examples?.responses[status] ??
-          (Number(status) >= 400 ? ERROR_EXAMPLES[status] : undefined);
+          (Number(status) >= 400 ? error_example(path, status) : undefined);
         if (example === undefined) continue;
         const with_example: Json = { ...media };
         if (status === "403" && path === "/generate") {

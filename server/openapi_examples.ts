@@ -352,3 +352,36 @@ export const ERROR_EXAMPLES: Record<string, unknown> = {
     "The database is not reachable; retry after 5 s",
   ),
 };
+
+/** Where an operation's answers differ from {@link ERROR_EXAMPLES}, by its credentials. */
+const CREDENTIAL_ERROR_EXAMPLES: Record<string, Record<string, unknown>> = {
+  "/admin/": {
+    "401": error_body(
+      "unauthorized",
+      "Admin endpoints need `Authorization: Bearer <ADMIN_TOKEN>`",
+    ),
+    "409": error_body(
+      "conflict",
+      "An account with this e-mail already exists",
+    ),
+  },
+  "/account/": {
+    "401": error_body("unauthorized", "Sign in to the dashboard first"),
+    "403": error_body(
+      "forbidden",
+      "Missing or wrong X-CSRF-Token header; reload the page and try again",
+    ),
+    "404": error_body("not_found", "No API key with this id"),
+  },
+};
+
+/** The example error answer of `status` on `path`. */
+export function error_example(path: string, status: string): unknown {
+  for (const [prefix, examples] of Object.entries(CREDENTIAL_ERROR_EXAMPLES)) {
+    if (path.startsWith(prefix) && examples[status]) return examples[status];
+  }
+  if (status === "404" && path.includes("/keys/")) {
+    return error_body("not_found", "No API key with this id");
+  }
+  return ERROR_EXAMPLES[status];
+}

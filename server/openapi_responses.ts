@@ -218,6 +218,8 @@ export function generate_success(): Json {
           type: "string",
           description: `UTF-8 XML, for ${listed("xml")}.`,
         },
+        example: '<?xml version="1.0" encoding="UTF-8"?>\n' +
+          '<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100" …> … </rsm:CrossIndustryInvoice>',
       },
     },
   };

@@ -72,8 +72,15 @@ Deno.test("every operation has examples, and they parse with the contract's sche
               `${name} ${status}: ${parsed.error?.message}`,
             );
           } else if (path === "/generate") {
-            assertEquals(Object.keys(content), ["application/pdf"]);
+            assertEquals(Object.keys(content), [
+              "application/pdf",
+              "application/xml; charset=utf-8",
+            ]);
             assert(String(example).startsWith("%PDF-"));
+            assert(
+              String(content["application/xml; charset=utf-8"].example)
+                .startsWith("<?xml"),
+            );
           } else {
             const parsed = procedure.output!.safeParse(example);
             assert(

@@ -91,6 +91,13 @@ const LONGEST_RETRY_MS = 5_000;
 // Failed starts are logged at most this often (every slot may fail at once).
 const START_FAILURE_LOG_MS = 1_000;
 
+/** A render refused because this instance stops: another instance (or this one restarted) can take the retry. */
+function shutting_down(): ApiError {
+  return new ApiError("unavailable", "The service is shutting down; retry", {
+    headers: { "Retry-After": "1" },
+  });
+}
+
 /** A render cancelled at its deadline (503; the request is not charged). */
 export class RenderTimeoutError extends ApiError {
   /**
@@ -227,16 +234,14 @@ export class RenderPool {
     this.#closed = true;
     for (const job of this.#queue.splice(0)) {
       job.on_render_time?.(0);
-      job.reject(new ApiError("unavailable", "The service is shutting down"));
+      job.reject(shutting_down());
     }
     for (const slot of this.#slots) {
       clearTimeout(slot.timer);
       clearTimeout(slot.retry);
       if (slot.job) {
         this.#report_time(slot);
-        slot.job.reject(
-          new ApiError("unavailable", "The service is shutting down"),
-        );
+        slot.job.reject(shutting_down());
       }
       slot.worker?.terminate();
     }

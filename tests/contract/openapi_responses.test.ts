@@ -20,7 +20,11 @@ import {
   type TestServer,
 } from "../helpers/test_server.ts";
 import { corpus_request } from "../fixtures/einvoice_corpus.ts";
-import { INVOICE_FORMATS } from "../../contract/mod.ts";
+import {
+  INVOICE_FORMAT_INFO,
+  INVOICE_FORMATS,
+  OUTPUT_CONTENT_TYPES,
+} from "../../contract/mod.ts";
 
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 const JSON_TYPE = { "Content-Type": "application/json" };
@@ -130,7 +134,14 @@ async function generate_calls(server: TestServer): Promise<void> {
   const { key, key_id } = await server.create_account({ plan: "team" });
   const invoice = corpus_request("standard", 1);
   for (const format of INVOICE_FORMATS) {
-    await server.generate(key, { ...invoice, format });
+    const response = await server.generate(key, { ...invoice, format });
+    await response.body?.cancel();
+    assertEquals(response.status, 200, format);
+    assertEquals(
+      response.headers.get("content-type"),
+      OUTPUT_CONTENT_TYPES[INVOICE_FORMAT_INFO[format].output],
+      format,
+    );
   }
   await server.generate(key, { ...invoice, items: [] });
   await server.generate(null, invoice);

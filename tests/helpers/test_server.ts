@@ -11,7 +11,7 @@ import {
 import { open_test_database, type TestDatabase } from "./test_database.ts";
 import type { Plan } from "../../contract/mod.ts";
 import type { ScryptParams } from "../../server/dashboard/password.ts";
-import type { RestRecorder } from "./rest_recorder.ts";
+import { RestRecorder } from "./rest_recorder.ts";
 
 /** The admin token test servers use. */
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -113,6 +113,26 @@ async function start_on_free_port(
   }
 }
 
+/** Throws when a recorded REST answer departs from openapi/openapi.json. */
+async function check_recorded(recorder: RestRecorder): Promise<void> {
+  const { answer_checker, committed_document } = await import(
+    "./openapi_check.ts"
+  );
+  const check = answer_checker(await committed_document());
+  const problems = recorder.answers
+    .filter((answer) => !answer.path.startsWith("/trpc/"))
+    .flatMap((answer) =>
+      check(answer).map((problem) =>
+        `${answer.method} ${answer.path} → ${answer.status}: ${problem}`
+      )
+    );
+  if (problems.length > 0) {
+    throw new Error(
+      `answers the OpenAPI document does not describe:\n${problems.join("\n")}`,
+    );
+  }
+}
+
 /** Starts a server on 127.0.0.1 with a fresh test database (PGlite or PostgreSQL). */
 export async function start_test_server(
   options: TestServerOptions = {},
@@ -121,7 +141,13 @@ export async function start_test_server(
   const test_database = options.test_database ?? await open_test_database();
   const server = await start_on_free_port(options, test_database);
   const url = server.url;
-  const call = options.record?.fetch ?? fetch;
+  // OPENAPI_CHECK_ANSWERS=1: every test server records its helpers' calls
+  // and checks the answers against openapi/openapi.json when it closes.
+  const checked = options.record === undefined &&
+      Deno.env.get("OPENAPI_CHECK_ANSWERS") === "1"
+    ? new RestRecorder()
+    : undefined;
+  const call = (options.record ?? checked)?.fetch ?? fetch;
 
   async function admin(
     path: string,
@@ -190,6 +216,7 @@ export async function start_test_server(
     async close() {
       await server.shutdown();
       if (owns_database) await test_database.close();
+      if (checked) await check_recorded(checked);
     },
   };
 }

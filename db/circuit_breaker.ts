@@ -3,7 +3,10 @@
  *
  * Every database operation runs through a {@link CircuitBreaker}: it gets a
  * deadline, and the first sign of an outage (a connection refused, reset or
- * timed out, or an operation past its deadline) opens the circuit. While it
+ * timed out, or an operation past its deadline while the database says
+ * nothing on any connection) opens the circuit. An operation past its
+ * deadline while other connections are answered waits its turn: that is
+ * load, and refusing everyone would turn a busy minute into an outage. While it
  * is open, new operations, and those still waiting that have not reached
  * the database, are refused at once with `DatabaseUnavailableError`,
  * instead of queueing behind the driver's reconnect attempts; one probe at a
@@ -23,6 +26,12 @@ export interface CircuitBreakerOptions {
   is_outage: (error: unknown) => boolean;
   /** One bounded check that the database answers; rejects when it does not. */
   probe: () => Promise<void>;
+  /**
+   * Whether the database said something on any connection within the
+   * deadline: then an operation past its deadline is queued behind busy
+   * connections (overload), not stalled, and waits on; unset: never.
+   */
+  answered_within?: (ms: number) => boolean;
   /** Called when an operation passes its deadline (its connection may hang). */
   on_deadline?: () => void;
   /** Told when the circuit opens and closes (one line each). */
@@ -92,17 +101,20 @@ export class CircuitBreaker {
       };
       this.#waiting.add(waiting);
       const { deadline_ms } = this.#options;
-      if (deadline_ms > 0) {
-        timer = setTimeout(() => {
-          const error = new DatabaseUnavailableError(
-            `the database did not answer within ${deadline_ms} ms`,
-          );
-          waiting.settle(error);
-          waiting.withdraw();
-          this.#options.on_deadline?.();
-          this.open(error);
-        }, deadline_ms);
-      }
+      const deadline_passed = () => {
+        if (this.#options.answered_within?.(deadline_ms)) {
+          timer = setTimeout(deadline_passed, deadline_ms);
+          return;
+        }
+        const error = new DatabaseUnavailableError(
+          `the database did not answer within ${deadline_ms} ms`,
+        );
+        waiting.settle(error);
+        waiting.withdraw();
+        this.#options.on_deadline?.();
+        this.open(error);
+      };
+      if (deadline_ms > 0) timer = setTimeout(deadline_passed, deadline_ms);
       let started: PromiseLike<T>;
       try {
         started = operation();

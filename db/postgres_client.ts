@@ -90,6 +90,7 @@ export function open_guarded_postgres(
   const breaker = new CircuitBreaker({
     deadline_ms: timeouts.statement_timeout_ms + DEADLINE_GRACE_MS,
     is_outage: (error) => !closing && is_connection_failure(error),
+    answered_within: (ms) => sockets.heard_within(ms),
     // A statement past its deadline waits on a connection that has said
     // nothing for that long; so has any such connection, or it is idle.
     on_deadline: () => sockets.close_silent(timeouts.statement_timeout_ms),
@@ -170,6 +171,14 @@ function track_sockets() {
     close_all(): void {
       for (const socket of open_sockets.keys()) socket.destroy();
       open_sockets.clear();
+    },
+    /** Whether any socket received something within the last `ms`. */
+    heard_within(ms: number): boolean {
+      const now = performance.now();
+      for (const last_heard of open_sockets.values()) {
+        if (now - last_heard < ms) return true;
+      }
+      return false;
     },
     /**
      * Closes the sockets that received nothing for `ms`: each hangs or is

@@ -14,10 +14,12 @@ const refused = Object.assign(new Error("connect ECONNREFUSED"), {
 function breaker_with(options: {
   deadline_ms?: number;
   probe: () => Promise<void>;
+  answered_within?: (ms: number) => boolean;
 }) {
   const lines: string[] = [];
   const breaker = new CircuitBreaker({
     deadline_ms: options.deadline_ms ?? 0,
+    answered_within: options.answered_within,
     is_outage: (error) => (error as { code?: string })?.code === "ECONNREFUSED",
     probe: options.probe,
     log: (line) => lines.push(line),
@@ -82,6 +84,28 @@ Deno.test("circuit breaker: an operation past its deadline is answered then and 
     assert(took >= 90 && took < 1_000, `${took} ms`);
     assert(/within 100 ms/.test((error as Error).message));
     assertEquals(withdrawn, 1);
+    assert(breaker.is_open);
+  } finally {
+    breaker.dispose();
+  }
+});
+
+Deno.test("circuit breaker: past its deadline while the database answers other connections, an operation waits its turn", async () => {
+  let answering = true;
+  const { breaker, lines } = breaker_with({
+    deadline_ms: 50,
+    probe: () => Promise.reject(refused),
+    answered_within: () => answering,
+  });
+  try {
+    // Queued behind busy connections for four deadlines: load, not an outage.
+    const queued = await breaker.run(() => sleep(200).then(() => "done"));
+    assertEquals(queued, "done");
+    assert(!breaker.is_open);
+    assertEquals(lines, []);
+    // The database falls silent: the next deadline opens the circuit.
+    answering = false;
+    await assertRejects(() => breaker.run(never), DatabaseUnavailableError);
     assert(breaker.is_open);
   } finally {
     breaker.dispose();

@@ -288,11 +288,11 @@ Deno.test("a logo of more than 4 megapixels is a fast 400 logo_too_large, read f
   }
 });
 
-Deno.test("a 4-megapixel logo renders fast, scaled to its print size (300 dpi) in the PDF", async () => {
+Deno.test("a 4-megapixel logo is scaled to its print size (300 dpi) before it is drawn", async () => {
   const server = await start_test_server({ env: { RENDER_WORKERS: "1" } });
   try {
     const { key } = await server.create_account({ plan: "pro" });
-    // The worker is warm (fonts, code) before the timed request.
+    // The worker is warm (fonts, code) before the logo's request.
     const warm = await server.generate(key, invoice_with_items(3));
     assertEquals(warm.status, 200);
     await warm.body?.cancel();
@@ -303,24 +303,22 @@ Deno.test("a 4-megapixel logo renders fast, scaled to its print size (300 dpi) i
       (x, y) =>
         ((x >> 4) + (y >> 4)) % 2 ? [37, 99, 235, 255] : [255, 255, 255, 0],
     );
-    const started = performance.now();
     const response = await server.generate(key, {
       ...invoice_with_items(3),
       invoice_number: "LOGO-2000",
       logo: `data:image/png;base64,${base64(png)}`,
     });
     const pdf = new Uint8Array(await response.arrayBuffer());
-    const elapsed = performance.now() - started;
     assertEquals(response.status, 200);
     // Square, in the 160 × 52 pt box: 52 × 52 pt, 217 × 217 px at 300 dpi.
+    // Drawn at its full 2000 × 2000 px it took seconds; what decides that
+    // is the drawn size, so the test asserts the size, not a time.
     const images = await pdf_images(pdf);
     assertEquals(
       images.map((image) => [image.type, image.width, image.height]),
       [["image", 217, 217], ["smask", 217, 217]],
     );
     assert(pdf.length < 60_000, `${pdf.length} bytes`);
-    // Drawn at full size it took 2-5 s on this machine.
-    assert(elapsed < 1500, `rendered in ${elapsed.toFixed(0)} ms`);
   } finally {
     await server.close();
   }

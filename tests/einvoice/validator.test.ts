@@ -295,14 +295,14 @@ Deno.test("deno task validate: one line per failed rule, a summary, exit 1 only 
     await Deno.writeTextFile(`${dir}/bad.xml`, bad);
 
     const good = await validate_task(["good.xml", "good.pdf"], dir);
-    assertEquals(good.code, 0, good.stderr);
+    assertEquals(good.code, 0, `${good.lines.join("\n")}\n${good.stderr}`);
     assertEquals(good.lines.sort(), [
       "cii+facturx: 1 files, 0 invalid; 0 fatal, 0 warnings",
       "cii+xr-cii: 1 files, 0 invalid; 0 fatal, 0 warnings",
     ]);
 
     const mixed = await validate_task(["good.xml", "bad.xml"], dir);
-    assertEquals(mixed.code, 1, mixed.stderr);
+    assertEquals(mixed.code, 1, `${mixed.lines.join("\n")}\n${mixed.stderr}`);
     assertEquals(
       mixed.lines.filter((line) => line.startsWith("fatal")).map((line) =>
         line.replace(/\] .*/, "]")

@@ -433,6 +433,7 @@ export function create_app(options: AppOptions): Handler {
         headers,
       });
     } catch (error) {
+      log_fault(error);
       return error_response(to_api_error(error), ctx.response.headers);
     }
   }

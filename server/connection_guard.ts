@@ -311,13 +311,17 @@ export function start_connection_guard(
   function request_finished(connection: GuardedConnection): void {
     connection.active -= 1;
     if (connection.active > 0 || connection.state !== "busy") return;
-    if (!connection.closing) table.move(connection, "idle");
+    if (connection.closing) connection.served.close_after_response();
+    else table.move(connection, "idle");
   }
 
+  // A connection with a request in flight is closed once its answer is
+  // out, not before: closing the HTTP server of the connection makes a body
+  // not read yet unreadable, and the request it belongs to would fail.
   function end_after_answer(connection: GuardedConnection): void {
     if (connection.closing) return;
     connection.closing = true;
-    connection.served.close_after_response();
+    if (connection.active === 0) connection.served.close_after_response();
   }
 
   function serve(conn: Deno.TcpConn): void {

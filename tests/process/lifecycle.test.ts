@@ -86,7 +86,11 @@ Deno.test("SIGTERM: in-flight requests finish, the database closes, exit code 0"
     service.child.kill("SIGTERM");
     const results = await Promise.all(pending);
     for (const result of results) {
-      assertEquals(result.status, 200, JSON.stringify(result));
+      assertEquals(
+        result.status,
+        200,
+        JSON.stringify(result) + service.stderr(),
+      );
       assert(result.size > 1000);
     }
     const status = await service.status;

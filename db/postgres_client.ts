@@ -89,7 +89,12 @@ export function open_guarded_postgres(
   const client = postgres(url, options);
   const breaker = new CircuitBreaker({
     deadline_ms: timeouts.statement_timeout_ms + DEADLINE_GRACE_MS,
-    is_outage: (error) => !closing && is_connection_failure(error),
+    // One connection slow to open while the others are answered is load
+    // (a starved machine forks backends slowly), not an outage.
+    is_outage: (error) =>
+      !closing && is_connection_failure(error) &&
+      !(is_connect_timeout(error) &&
+        sockets.heard_within(timeouts.connect_timeout_ms)),
     answered_within: (ms) => sockets.heard_within(ms),
     // A statement past its deadline waits on a connection that has said
     // nothing for that long; so has any such connection, or it is idle.
@@ -194,6 +199,10 @@ function track_sockets() {
       }
     },
   };
+}
+
+function is_connect_timeout(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === "CONNECT_TIMEOUT";
 }
 
 /**

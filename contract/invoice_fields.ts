@@ -41,7 +41,9 @@ export const INVOICE_LIMITS = {
   max_quantity: 1_000_000_000,
   /** Decimals of a quantity (BT-129, BT-149). */
   quantity_decimals: 4,
-  legal_info: 1000,
+  /** The footer legal text: three lines of the page footer at most. */
+  legal_info: 360,
+  legal_info_lines: 3,
   /** Identifiers, classifications, attributes, notes and references per list. */
   list_entries: 20,
   attribute: 200,

@@ -153,6 +153,12 @@ export function normalize_invoice(value: ParsedRequest): Invoice {
       value.preceding_invoice_number,
     ),
     ...optional("locale", checked.locale, checked.locale),
+    ...optional(
+      "brand_color",
+      value.brand_color,
+      value.brand_color?.toUpperCase(),
+    ),
+    ...optional("page_size", value.page_size, value.page_size),
     ...optional("tax_label", value.tax_label, value.tax_label),
     ...optional(
       "tax_exemption_reason",

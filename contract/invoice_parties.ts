@@ -76,7 +76,14 @@ export const SenderSchema = PartySchema.extend({
   legal_info: optional_text(
     INVOICE_LIMITS.legal_info,
     "The seller's additional legal information: register court and number, " +
-      "directors, share capital (BT-33).",
+      "directors, share capital (BT-33). Printed small in the footer of every " +
+      `page: at most ${INVOICE_LIMITS.legal_info_lines} lines and ` +
+      `${INVOICE_LIMITS.legal_info} characters.`,
+  ).refine(
+    (value) =>
+      value === undefined ||
+      value.split("\n").length <= INVOICE_LIMITS.legal_info_lines,
+    `must be at most ${INVOICE_LIMITS.legal_info_lines} lines (it is printed in the page footer)`,
   ),
 }).meta({ id: "Sender" });
 

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { LOGO_LIMITS } from "./images.ts";
-import { SUPPORTED_LOCALES } from "./locales.ts";
+import { PAGE_SIZES, SUPPORTED_LOCALES } from "./locales.ts";
 import {
   NOTE_SUBJECT_CODES,
   REFERENCE_SCHEMES,
@@ -155,6 +155,19 @@ const InvoiceFields = {
     } KB decoded, ${LOGO_LIMITS.max_side} px a side and ${
       LOGO_LIMITS.max_pixels / 1e6
     } megapixels (else 400 \`logo_too_large\`). URLs are never fetched.`,
+  ),
+  brand_color: z.string().regex(
+    /^#[0-9A-Fa-f]{6}$/,
+    'must be a colour written "#RRGGBB", e.g. "#0A7C66"',
+  ).optional().describe(
+    "The brand colour of the PDF (`#RRGGBB`): the title, the rule under the " +
+      "header and the amount due take it. A colour whose contrast against " +
+      "white is below 4.5:1 is darkened for text until it reaches 4.5:1 and " +
+      "used as given for the rule; it is never refused.",
+  ),
+  page_size: z.enum(PAGE_SIZES).optional().describe(
+    "Paper of the PDF: a4 or letter. Default: letter for the en-US locale, " +
+      "a4 for every other locale and for an invoice without a locale.",
   ),
   locale: z.string().trim().max(35).optional().describe(
     `Language and formats of the PDF: ${SUPPORTED_LOCALES.join(", ")}. ` +

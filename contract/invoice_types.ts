@@ -304,6 +304,10 @@ export interface Invoice {
   preceding_invoice_number?: string;
   /** A supported BCP 47 tag; absent: the default output (English words, ISO dates). */
   locale?: string;
+  /** Brand colour `#RRGGBB` (upper case) of the title, header rule and amount due. */
+  brand_color?: string;
+  /** Paper as requested; without it the locale's (letter for en-US, else A4). */
+  page_size?: "a4" | "letter";
   /** The printed name of the tax, overriding the locale's ("VAT", "GST", …). */
   tax_label?: string;
   tax_exemption_reason?: string;

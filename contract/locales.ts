@@ -108,3 +108,9 @@ export function negotiate_locale(
   }
   return undefined;
 }
+
+/** Paper sizes of the PDF (`page_size`). */
+export const PAGE_SIZES = ["a4", "letter"] as const;
+
+/** One of {@link PAGE_SIZES}. */
+export type PageSize = typeof PAGE_SIZES[number];

@@ -14,7 +14,7 @@ import type { PageMark } from "./page_marks.ts";
  * Version of the layout. Part of the document /ID hash, so a layout change
  * never produces the same /ID as an older rendering of the same invoice.
  */
-const LAYOUT_VERSION = "invoice-layout-1";
+const LAYOUT_VERSION = "invoice-layout-2";
 
 /** The /ID of a marked copy: another document than the real invoice. */
 export function marked_id(id: string, mark: PageMark): string {

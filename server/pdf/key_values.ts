@@ -43,18 +43,23 @@ export function draw_key_values(
   rows.forEach(([name, value], index) => {
     const lines = wrap(layout, value, value_width, TEXT.body);
     const baseline = y + KEY_VALUES.row_top + SIZES.body * BASELINE_FACTOR;
-    draw_text(
+    const labels = wrap(
       layout,
-      wrap(layout, name, label_width - KEY_VALUES.label_wrap_gap, TEXT.label),
-      { x, y: baseline, style: TEXT.label },
+      name,
+      label_width - KEY_VALUES.label_wrap_gap,
+      TEXT.label,
     );
+    draw_text(layout, labels, { x, y: baseline, style: TEXT.label });
     const is_link = link?.row === index;
     draw_text(layout, lines, {
       x: x + label_width,
       y: baseline,
       style: is_link ? TEXT.link : TEXT.body,
     });
-    const height = lines.length * line_height + KEY_VALUES.row_gap;
+    const height = Math.max(
+      lines.length * line_height,
+      labels.length * SIZES.label * LINE_HEIGHT_FACTOR,
+    ) + KEY_VALUES.row_gap;
     if (is_link) {
       draw_link(layout, {
         x: x + label_width,
@@ -73,11 +78,16 @@ export function key_values_height(
   layout: Layout,
   rows: readonly KeyValue[],
   value_width: number,
+  label_width: number,
 ): number {
   let height = 0;
-  for (const [, value] of rows) {
-    height += wrap(layout, value, value_width, TEXT.body).length *
-        SIZES.body * LINE_HEIGHT_FACTOR + KEY_VALUES.row_gap;
+  for (const [name, value] of rows) {
+    height += Math.max(
+      wrap(layout, value, value_width, TEXT.body).length *
+        SIZES.body * LINE_HEIGHT_FACTOR,
+      wrap(layout, name, label_width - KEY_VALUES.label_wrap_gap, TEXT.label)
+        .length * SIZES.label * LINE_HEIGHT_FACTOR,
+    ) + KEY_VALUES.row_gap;
   }
   return height;
 }

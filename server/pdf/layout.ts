@@ -24,7 +24,15 @@ import {
   type LocaleTexts,
 } from "./locales.ts";
 import { table_context, type TableContext } from "./table.ts";
-import { MARGINS } from "./styles.ts";
+import { wrap_text } from "./document_font.ts";
+import { brand_colors, type BrandColors } from "./brand.ts";
+import {
+  LEGAL_FOOTER,
+  LINE_HEIGHT_FACTOR,
+  MARGINS,
+  PAGE_SIZES,
+  RUNNING_HEADER,
+} from "./styles.ts";
 
 /** What every section reads. */
 export interface Layout {
@@ -40,8 +48,16 @@ export interface Layout {
   page: { width: number; height: number };
   /** Content box width (between the side margins). */
   width: number;
-  /** Lowest y of flowing content (the bottom margin's top). */
+  /** Lowest y of flowing content (above the legal footer and page line). */
   bottom: number;
+  /** Top of the flowing content on continuation pages (under the running header). */
+  page_top: number;
+  /** The legal footer's lines and their size (none without `legal_info`). */
+  legal: { lines: string[]; size: number };
+  /** Colours of the title, the header rule and the amount due. */
+  brand: BrandColors;
+  /** What the items section placed beside the totals (set while drawing). */
+  beside_totals: { notes: boolean };
   /** The pages are mirrored at the end (right-to-left). */
   mirrored: boolean;
   fonts: { normal: FontHandle; bold: FontHandle };
@@ -54,11 +70,54 @@ export interface Layout {
   x(offset: number, width: number): number;
 }
 
+/** The paper of `invoice`: its `page_size`, else its locale's. */
+export function paper_of(
+  invoice: Invoice,
+): { format: keyof typeof PAGE_SIZES; width: number; height: number } {
+  const format = invoice.page_size ?? locale_texts(invoice.locale).page_size;
+  return { format, ...PAGE_SIZES[format] };
+}
+
+/**
+ * The legal footer of `invoice`: `sender.legal_info` wrapped to the content
+ * width, at most `LEGAL_FOOTER.max_lines` lines (set smaller when needed).
+ */
+function legal_footer(
+  doc: jsPDF,
+  invoice: Invoice,
+  width: number,
+): { lines: string[]; size: number } {
+  const text = invoice.sender.legal_info;
+  if (text === undefined || text.trim() === "") return { lines: [], size: 0 };
+  const font = font_handle(doc, "normal").font;
+  const paragraphs = sanitize_text(text).split("\n").map((line) => line.trim())
+    .filter((line) => line !== "");
+  let size: number = LEGAL_FOOTER.size;
+  for (;;) {
+    const lines = wrap_text(paragraphs, { font, size, max_width: width });
+    if (
+      lines.length <= LEGAL_FOOTER.max_lines || size <= LEGAL_FOOTER.min_size
+    ) {
+      return { lines: lines.slice(0, LEGAL_FOOTER.max_lines), size };
+    }
+    size = Math.max(LEGAL_FOOTER.min_size, size - 0.25);
+  }
+}
+
 /** The layout of `invoice` drawn into `doc`. */
 export function layout_state(doc: jsPDF, invoice: Invoice): Layout {
   const texts = locale_texts(invoice.locale);
   const currency = invoice.currency ? single_line(invoice.currency) : undefined;
   const page = page_size(doc);
+  const width = page.width - 2 * MARGINS.x;
+  const legal = legal_footer(doc, invoice, width);
+  const legal_height = legal.lines.length === 0
+    ? 0
+    : (legal.lines.length - 1) * legal.size * LINE_HEIGHT_FACTOR +
+      legal.size + LEGAL_FOOTER.gap;
+  const bottom = page.height - MARGINS.bottom - legal_height;
+  const page_top = RUNNING_HEADER.baseline + RUNNING_HEADER.rule_gap +
+    RUNNING_HEADER.content_gap;
   return {
     doc,
     invoice,
@@ -69,14 +128,18 @@ export function layout_state(doc: jsPDF, invoice: Invoice): Layout {
       : texts.tax_label,
     formats: formats_for(invoice.locale, currency),
     page,
-    width: page.width - 2 * MARGINS.x,
-    bottom: page.height - MARGINS.bottom,
+    width,
+    bottom,
+    page_top,
+    legal,
+    brand: brand_colors(invoice.brand_color),
+    beside_totals: { notes: false },
     mirrored: texts.direction === "rtl",
     fonts: {
       normal: font_handle(doc, "normal"),
       bold: font_handle(doc, "bold"),
     },
-    table: table_context(doc),
+    table: table_context(doc, { page_top, bottom }),
     x: (offset) => MARGINS.x + offset,
   };
 }

@@ -18,6 +18,7 @@ import {
   ITEM_COLUMN_MIN,
   MARGINS,
   PAGE_SIZES,
+  RUNNING_HEADER,
   SIZES,
 } from "./styles.ts";
 
@@ -36,20 +37,25 @@ export class PageLimitError extends Error {
   }
 }
 
-// The A4 layout of the renderer (`styles.ts`), each figure on the
-// document's side: the widest a description's text can be (page width less
-// margins, the narrowest numeric columns and the cell's right padding), the
-// notes' full width, the body size, the line and row heights and the page
-// height less its top and bottom margins.
-const NOTES_WIDTH = PAGE_SIZES.a4.width - 2 * MARGINS.x;
+// The layout of the renderer (`styles.ts`) on the paper where the most
+// fits, each figure on the document's side: the widest a description's
+// text can be (the widest paper less margins, the narrowest numeric
+// columns and the cell's right padding), the notes' full width, the body
+// size, the line and row heights and the tallest paper less the top of a
+// continuation page's content and the bottom margin.
+const NOTES_WIDTH = Math.max(PAGE_SIZES.a4.width, PAGE_SIZES.letter.width) -
+  2 * MARGINS.x;
 const DESCRIPTION_WIDTH = NOTES_WIDTH -
   (ITEM_COLUMN_MIN.quantity + ITEM_COLUMN_MIN.unit_price +
     ITEM_COLUMN_MIN.amount) -
   CELL_PADDING.x;
 const FONT_SIZE = SIZES.body;
 const LINE_HEIGHT = 12.3;
-const ROW_PADDING = 12;
-const USABLE_HEIGHT = 714;
+const ROW_PADDING = 2 * CELL_PADDING.y;
+const USABLE_HEIGHT = Math.max(PAGE_SIZES.a4.height, PAGE_SIZES.letter.height) -
+  (RUNNING_HEADER.baseline + RUNNING_HEADER.rule_gap +
+    RUNNING_HEADER.content_gap) -
+  MARGINS.bottom;
 /** Width of a space (1/1000 em): a line may drop one where it breaks. */
 const SPACE = 260;
 

@@ -29,8 +29,9 @@ export function rgb_operands(color: readonly number[]): string {
   return color.map((part) => pdf_number(part / 255, 3)).join(" ");
 }
 
-const fills = new Map<Rgb, string>();
-const strokes = new Map<Rgb, string>();
+// Weak: the palette stays cached, a brand colour goes with its invoice.
+const fills = new WeakMap<Rgb, string>();
+const strokes = new WeakMap<Rgb, string>();
 
 /** Fill colour operator (`r g b rg`). */
 export function fill_operator(color: Rgb): string {
@@ -52,7 +53,7 @@ export function stroke_operator(color: Rgb): string {
   return op;
 }
 
-const text_fills = new Map<Rgb, string>();
+const text_fills = new WeakMap<Rgb, string>();
 
 /**
  * Fill colour operator of text drawn outside tables. It carries jsPDF's

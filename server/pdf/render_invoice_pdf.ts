@@ -1,5 +1,6 @@
 /**
- * Renders a validated invoice to a PDF: one standardized A4 layout.
+ * Renders a validated invoice to a PDF: one standardized layout on A4 or
+ * Letter paper.
  *
  * Pure and synchronous: no I/O except reading the bundled fonts once per
  * process, no clock, no randomness. Identical invoices give byte-identical
@@ -16,7 +17,12 @@
 import type { Invoice } from "../../contract/invoice_types.ts";
 import { create_document_with_fonts, INVOICE_FONT_FAMILY } from "./fonts.ts";
 import { mirror_pages, output_document } from "./jspdf_fence.ts";
-import { is_credit_note, type Layout, layout_state } from "./layout.ts";
+import {
+  is_credit_note,
+  type Layout,
+  layout_state,
+  paper_of,
+} from "./layout.ts";
 import { locale_texts } from "./locales.ts";
 import {
   document_id,
@@ -31,7 +37,6 @@ import { draw_header } from "./sections/header.ts";
 import { draw_details } from "./sections/details.ts";
 import { draw_parties } from "./sections/parties.ts";
 import { draw_items } from "./sections/items.ts";
-import { draw_tax_breakdown } from "./sections/tax_breakdown.ts";
 import { draw_payment, has_payment_block } from "./sections/payment.ts";
 import { draw_notes, has_notes } from "./sections/notes.ts";
 import { draw_footers } from "./sections/footer.ts";
@@ -57,33 +62,33 @@ interface Section {
   draw(layout: Layout, top: number): number;
 }
 
-/** The sections after the header and details. */
+/** The sections after the header, the parties and the details. */
 const SECTIONS: readonly Section[] = [
-  { gap: SECTION_GAPS.parties, shown: () => true, draw: draw_parties },
   { gap: SECTION_GAPS.items, shown: () => true, draw: draw_items },
-  {
-    gap: SECTION_GAPS.tax_breakdown,
-    shown: ({ invoice }) =>
-      invoice.has_tax === true && invoice.tax_breakdown !== undefined,
-    draw: draw_tax_breakdown,
-  },
   {
     gap: SECTION_GAPS.payment,
     shown: ({ invoice }) => has_payment_block(invoice),
     draw: draw_payment,
   },
-  { gap: SECTION_GAPS.notes, shown: has_notes, draw: draw_notes },
+  {
+    gap: SECTION_GAPS.notes,
+    shown: (layout) => has_notes(layout) && !layout.beside_totals.notes,
+    draw: draw_notes,
+  },
 ];
 
 /**
- * Renders `invoice` as an A4 PDF.
+ * Renders `invoice` as a PDF on its paper (`page_size`, else the locale's).
  *
- * Layout: the document title with number, dates and references, and the
- * amount due; sender and billed party blocks; the items table whose header
- * repeats on every page, with subtotal, discounts, charges, tax and totals
- * kept together with the last row; the tax breakdown; payment details with
- * an EPC QR code; notes; "Page X of Y" on every page. Sections and columns
- * appear only when the invoice has their data.
+ * Layout: the title and the logo on one row over a rule; the parties in two
+ * columns beside the amount due and the invoice's details; the items table
+ * whose header repeats on every page, with the totals and the tax
+ * breakdown kept together with the last row; the "How to pay" box (bank
+ * details, terms, early-payment discounts, EPC QR code); notes; the legal
+ * footer and "Page X of Y" on every page, a running header on every page
+ * after the first. Sections and columns appear only when the invoice has
+ * their data; the brand colour takes the title, the rule and the amount
+ * due.
  *
  * Words, number and date formats and the direction are the locale's
  * (`locales.ts`); an invoice without `locale` takes the default entry.
@@ -107,7 +112,7 @@ export function render_invoice_pdf(
   const texts = locale_texts(invoice.locale);
   const doc = create_document_with_fonts({
     unit: "pt",
-    format: "a4",
+    format: paper_of(invoice).format,
     compress: true,
   }, {
     locale: texts.text_language,
@@ -132,8 +137,15 @@ export function render_invoice_pdf(
   if (options.pdfa3 !== undefined) make_pdfa3(doc, options.pdfa3);
 
   const marks = options.mark ? start_marks(layout, options.mark) : undefined;
-  const header = draw_header(layout);
-  let y = Math.max(draw_details(layout, header.details_top), header.end);
+  const rule = draw_header(layout);
+  const top = rule + SECTION_GAPS.parties;
+  const details_end = draw_details(layout, top);
+  const pages = doc.getNumberOfPages();
+  const parties_end = draw_parties(layout, top);
+  // Parties that continue on a later page end there.
+  let y = doc.getNumberOfPages() === pages
+    ? Math.max(details_end, parties_end)
+    : parties_end;
   marks?.between_sections();
   for (const section of SECTIONS) {
     if (!section.shown(layout)) continue;

@@ -30,6 +30,8 @@ export const SIZES = {
   total: 11,
   name: 10.5,
   body: 9.5,
+  /** Party lines under the name. */
+  party: 9,
   label: 8.5,
   footer: 8,
   /** The caption under the QR code. */
@@ -45,7 +47,7 @@ export const LINE_HEIGHT_FACTOR = 1.3;
  */
 export const BASELINE_FACTOR = 0.85;
 
-/** Paper sizes (the layout prints A4). */
+/** Paper sizes (`page_size`: the invoice's, else the locale's). */
 export const PAGE_SIZES = {
   a4: { width: 595.28, height: 841.89 },
   letter: { width: 612, height: 792 },
@@ -53,12 +55,39 @@ export const PAGE_SIZES = {
 
 /** The page's margins. */
 export const MARGINS = {
-  x: 56,
-  top: 56,
-  /** Bottom margin of the flowing content; the footer sits below it. */
-  bottom: 72,
+  x: 48,
+  /** Top of page 1 (the header). */
+  top: 36,
+  /**
+   * Bottom margin of the flowing content without a legal footer; the page
+   * line sits below it, the legal footer adds its lines.
+   */
+  bottom: 48,
   /** The footer's baseline above the page's bottom edge. */
-  footer_baseline: 36,
+  footer_baseline: 28,
+} as const;
+
+/** Continuation pages: the running header above the flowing content. */
+export const RUNNING_HEADER = {
+  /** Its baseline below the page's top edge. */
+  baseline: 36,
+  /** From its baseline to its rule. */
+  rule_gap: 7,
+  /** From its rule to the flowing content. */
+  content_gap: 14,
+  /** Its rule's line width (colour: `COLORS.rule`). */
+  rule_width: 0.5,
+} as const;
+
+/** The legal footer (`sender.legal_info`) above the page line. */
+export const LEGAL_FOOTER = {
+  size: 6.5,
+  /** At most this many lines; longer text is set smaller to fit. */
+  max_lines: 3,
+  /** From its last baseline to the page line's baseline. */
+  gap: 12,
+  /** Smallest size it is shrunk to. */
+  min_size: 4,
 } as const;
 
 /** The page footer: the invoice reference on the left, "Page X of Y" right. */
@@ -69,42 +98,53 @@ export const FOOTER = {
 
 /** Vertical space between the sections, above the second one. */
 export const SECTION_GAPS = {
-  parties: 26,
-  items: 24,
-  tax_breakdown: 20,
-  payment: 24,
-  notes: 24,
+  /** From the rule under the title to the parties and details. */
+  parties: 14,
+  items: 18,
+  payment: 16,
+  notes: 14,
 } as const;
 
-/** Header: logo box (top left of page 1), title, amount due. */
+/**
+ * Header of page 1: the logo and the title on one row, a rule under them;
+ * below, the parties in two columns and a third with the amount due and
+ * the invoice details.
+ */
 export const HEADER = {
-  logo: { width: 160, height: 52 },
-  /** Space under the logo. */
-  logo_gap: 18,
-  /** Share of the content width for the title and the details. */
-  left_share: 0.55,
-  /** Share of the content width the amount due may take. */
-  amount_share: 0.42,
-  /** The amount due is shrunk to fit, never below this size. */
-  amount_min_size: 7,
-  /** From the title's baseline to the top of the details. */
-  details_gap: 22,
+  logo: { width: 150, height: 40 },
+  /** Share of the content width the title may take beside the logo. */
+  title_share: 0.55,
   /** The title's baseline below its top, in title sizes. */
   title_baseline: 0.75,
-  /** The amount-due label's baseline below the top margin. */
-  amount_label_baseline: 6,
+  /** From the row's bottom to the rule under it. */
+  rule_gap: 8,
+  /** The rule under the header: line width (colour: the brand's). */
+  rule_width: 1.25,
+  /** Share of the content width of each party column (the rest: details). */
+  party_share: 0.31,
+  /** Room between the details column and the parties. */
+  details_gap: 12,
+  /** The amount due is shrunk to fit, never below this size. */
+  amount_min_size: 7,
+  /** From the top of the column to the amount-due label's baseline. */
+  amount_label_baseline: 7,
   /** From the label's baseline to the top of the amount. */
-  amount_gap: 8,
-  /** From the amount's baseline to the "Due …" line's. */
-  due_on_gap: 15,
+  amount_gap: 4,
+  /** From the amount's baseline to the top of the details. */
+  facts_gap: 8,
+  /** The details' labels take at most this share of the column (longer ones wrap). */
+  facts_label_share: 0.56,
 } as const;
+
+/** The smallest contrast against white of brand-coloured text (WCAG AA). */
+export const BRAND_TEXT_CONTRAST = 4.5;
 
 /** Label/value lists (details, payment): label column bounds and spacing. */
 export const KEY_VALUES = {
   label_min: 78,
   label_max: 150,
   /** Room after the widest label. */
-  label_gap: 12,
+  label_gap: 10,
   /** Labels wrap this much before the value column. */
   label_wrap_gap: 6,
   /** Padding above a row's text; a row is its lines plus `row_gap`. */
@@ -115,7 +155,9 @@ export const KEY_VALUES = {
 /** The tax breakdown's columns and rows. */
 export const TAX_BREAKDOWN = {
   /** Money columns are at least this wide. */
-  money_min: 96,
+  money_min: 64,
+  /** A money column grows to fit its header up to this width; beyond, the header wraps. */
+  money_header_max: 104,
   /** Space above a row's text; a row has `row_padding` in all. */
   row_top: 3,
   row_padding: 6,
@@ -137,18 +179,39 @@ export const ITEM_COLUMN_MIN = {
 } as const;
 
 /** Items table cell padding. */
-export const CELL_PADDING = { x: 10, y: 6 } as const;
+export const CELL_PADDING = { x: 8, y: 3.5 } as const;
 
-/** The payment block: details on the left, the EPC QR code on the right. */
+/** The totals on the right under the items, the tax breakdown at their left. */
+export const TOTALS = {
+  /** Share of the content width the totals take. */
+  share: 0.38,
+  /** From the breakdown to the notes beside the totals. */
+  notes_gap: 12,
+  /** Room between the tax breakdown and the totals. */
+  gap: 18,
+  /** The breakdown's first column needs at least this much, else it goes under the totals. */
+  breakdown_first_min: 64,
+} as const;
+
+/**
+ * The "How to pay" box: bank details on the left, terms and early-payment
+ * discounts under them, the EPC QR code on the right; never split.
+ */
 export const PAYMENT = {
-  /** Side of the EPC QR code, quiet zone excluded: about 3 cm. */
-  qr_size: 86,
+  /** Side of the EPC QR code, quiet zone excluded: about 2.4 cm. */
+  qr_size: 68,
   /** Room between the details and the QR code (and under the code). */
-  qr_gap: 24,
+  qr_gap: 16,
+  /** Padding inside the box. */
+  box_padding: 10,
+  /** The box's border: [line width, colour]. */
+  box_rule: [0.75, [225, 229, 235]],
+  /** From the rows to the terms under them. */
+  terms_gap: 4,
   /** From the heading's line to the first row. */
   heading_gap: 5,
   /** The caption under the code may be this much wider than the code. */
-  caption_overhang: 8,
+  caption_overhang: 24,
   /** From the code's bottom to the caption's first baseline. */
   caption_gap: 10,
 } as const;
@@ -208,22 +271,25 @@ export const FACT_VALUE = cell_style({
 export const PARTY_HEAD = cell_style({
   size: SIZES.label,
   color: COLORS.muted,
-  padding: padding({ bottom: 5, right: 20 }),
+  padding: padding({ bottom: 4, right: 14 }),
 });
 export const PARTY_NAME = cell_style({
   bold: true,
   size: SIZES.name,
-  padding: padding({ bottom: 3, right: 20 }),
+  padding: padding({ bottom: 2, right: 14 }),
 });
-export const PARTY_LINES = cell_style({ padding: padding({ right: 20 }) });
+export const PARTY_LINES = cell_style({
+  size: SIZES.party,
+  padding: padding({ right: 14 }),
+});
 
 /** Notes: heading and paragraphs (see `sections/notes.ts`). */
 export const NOTES_HEAD = cell_style({
   size: SIZES.label,
   color: COLORS.muted,
-  padding: padding({ bottom: 5 }),
+  padding: padding({ bottom: 4 }),
 });
-export const NOTES_BODY = cell_style({ padding: padding({ bottom: 2 }) });
+export const NOTES_BODY = cell_style({ padding: padding({ bottom: 1 }) });
 
 const ITEM_PAD = padding({
   top: CELL_PADDING.y,
@@ -234,7 +300,7 @@ const ITEM_PAD = padding({
 const ITEM_HEAD = cell_style({
   size: SIZES.label,
   color: COLORS.muted,
-  padding: { ...ITEM_PAD, top: 0, bottom: 6 },
+  padding: { ...ITEM_PAD, top: 0, bottom: 5 },
   rule_bottom: [0.75, COLORS.rule_strong],
 });
 const ITEM_BODY = cell_style({ padding: ITEM_PAD });
@@ -263,7 +329,7 @@ export const ITEM_CELLS = {
 /** The hairline under each items-table row: [line width, colour]. */
 export const ITEM_ROW_RULE = [0.5, COLORS.rule] as const;
 
-const TIGHT_PAD = { ...ITEM_PAD, top: 2, bottom: 2 };
+const TIGHT_PAD = { ...ITEM_PAD, top: 1.5, bottom: 1.5 };
 const SUBTOTAL_RULE = [0.5, COLORS.rule] as const;
 const TOTAL_RULE = [0.75, COLORS.rule_strong] as const;
 

@@ -26,7 +26,7 @@ import { wrap_text } from "./document_font.ts";
 import { needs_text_layout } from "./text_layout.ts";
 import { page_size, write_content } from "./jspdf_fence.ts";
 import { fill_operator, pdf_number, stroke_operator } from "./pdf_syntax.ts";
-import { BASELINE_FACTOR, type CellStyle, MARGINS } from "./styles.ts";
+import { BASELINE_FACTOR, type CellStyle } from "./styles.ts";
 
 /** A laid-out cell: its wrapped lines, width and style. */
 export interface TableCell {
@@ -51,10 +51,20 @@ export interface TableContext {
   mirrored: boolean;
   page_height: number;
   line_height_factor: number;
+  /** Top of the flowing content on an added page. */
+  page_top: number;
+  /** Lowest y of the flowing content on every page. */
+  bottom: number;
 }
 
-/** The context of `doc` (fonts registered, line height factor set). */
-export function table_context(doc: jsPDF): TableContext {
+/**
+ * The context of `doc` (fonts registered, line height factor set); tables
+ * flow between `page_top` and `bottom` on added pages.
+ */
+export function table_context(
+  doc: jsPDF,
+  { page_top, bottom }: { page_top: number; bottom: number },
+): TableContext {
   return {
     doc,
     normal: font_handle(doc, "normal"),
@@ -62,6 +72,8 @@ export function table_context(doc: jsPDF): TableContext {
     mirrored: is_mirrored(doc),
     page_height: page_size(doc).height,
     line_height_factor: doc.getLineHeightFactor(),
+    page_top,
+    bottom,
   };
 }
 
@@ -202,6 +214,11 @@ export interface FlowOptions {
   /** Rows after the last body row, on the same page as it. */
   foot?: readonly TableRow[];
   /**
+   * Room kept under the last body row on its page, when more than the
+   * footer's (a block drawn beside the footer moves with it).
+   */
+  foot_room?: number;
+  /**
    * `"tall_only"`: a body row that does not fit moves whole to the next
    * page; only a row taller than a page is split. `"fill"`: a row is split
    * at the page's end whenever its first line fits there.
@@ -217,9 +234,11 @@ export interface FlowOptions {
 
 /**
  * Draws `body` as a table from `options.top`, adding pages as needed:
- * the whole table starts on the next page when not even its header and
- * footer fit; a row that does not fit is moved or split (`split`); the
- * footer stays with the last row. Returns the y below the table.
+ * the whole table starts on the next page when its header and the start
+ * of its first row (or, for one row, the row and the footer) do not fit,
+ * so a header never ends a page; a row that does not fit is moved or split
+ * (`split`); the footer stays with the last row. Returns the y below the
+ * table.
  */
 export function draw_flowing_table(
   context: TableContext,
@@ -227,31 +246,40 @@ export function draw_flowing_table(
   options: FlowOptions,
 ): number {
   const { left, head, foot = [], decimals = 6 } = options;
-  const page_height = context.page_height;
+  const { page_top, bottom } = context;
   const head_height = head?.height ?? 0;
-  const foot_height = rows_height(foot);
+  const foot_height = Math.max(rows_height(foot), options.foot_room ?? 0);
   const new_page = (): number => {
     options.before_new_page?.();
     context.doc.addPage();
     return options.repeat_head && head !== undefined
-      ? draw_table_row(context, head, { left, top: MARGINS.top })
-      : MARGINS.top;
+      ? draw_table_row(context, head, { left, top: page_top })
+      : page_top;
   };
+  // Rows taller than this are split wherever they start.
+  const tallest = bottom - page_top - head_height - foot_height;
   let y = options.top;
-  if (y + MARGINS.bottom + head_height + foot_height > page_height) {
+  if (
+    y +
+        first_need(
+          context,
+          body,
+          head_height,
+          foot_height,
+          options.split,
+          tallest,
+        ) > bottom
+  ) {
     options.before_new_page?.();
     context.doc.addPage();
-    y = MARGINS.top;
+    y = page_top;
   }
   if (head !== undefined) y = draw_table_row(context, head, { left, top: y });
-  // Rows taller than this are split wherever they start.
-  const tallest = page_height - MARGINS.top - MARGINS.bottom - head_height -
-    foot_height;
   body.forEach((whole, index) => {
     const reserved = index === body.length - 1 ? foot_height : 0;
     let row: TableRow | undefined = whole;
     while (row !== undefined) {
-      const room = page_height - y - MARGINS.bottom - reserved;
+      const room = bottom - y - reserved;
       if (row.height > room) {
         const split = splits_here(context, row, room, tallest, options.split);
         if (!split) {
@@ -271,6 +299,27 @@ export function draw_flowing_table(
     }
   });
   return draw_table_rows(context, foot, { left, top: y });
+}
+
+/**
+ * Height the start of a table needs on its first page: the header and the
+ * first row (whole, or its first line where rows split), with the footer
+ * when that row is the last.
+ */
+function first_need(
+  context: TableContext,
+  body: readonly TableRow[],
+  head_height: number,
+  foot_height: number,
+  split: FlowOptions["split"],
+  tallest: number,
+): number {
+  if (body.length === 0) return head_height + foot_height;
+  const first = body[0];
+  const row = split === "fill" || first.height > tallest
+    ? min_row_height(context, first)
+    : first.height;
+  return head_height + row + (body.length === 1 ? foot_height : 0);
 }
 
 /** One line of each cell with its padding: the least a part of a row takes. */

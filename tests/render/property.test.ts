@@ -204,9 +204,11 @@ function expected_lines(
       const first = [f.percent(row.rate), name].filter((v) => v !== "").join(
         " \u00B7 ",
       );
-      // A long category name may wrap in its cell: compared squeezed.
+      // A long category name may wrap in its cell, beside the amounts:
+      // the amounts compared squeezed, the name's words each.
       wrapped.push(
-        `${first} ${f.money(row.taxable_amount)} ${f.money(row.tax_amount)}`,
+        `${f.money(row.taxable_amount)} ${f.money(row.tax_amount)}`,
+        ...first.split(" "),
       );
       if (row.exemption_reason) lines.push(row.exemption_reason);
     }

@@ -1,9 +1,11 @@
 /**
- * The items table: description, quantity, unit (when any item has one),
- * unit price, tax rate (when the invoice has tax) and amount, with the
- * totals as its footer. The header repeats on every page, a row that does
- * not fit moves whole to the next page, and the last row moves together
- * with the totals, so totals never stand alone at the top of a page; only a
+ * The items table: description (with the item's details under its name),
+ * quantity, unit (when any item has one), unit price, tax rate (when the
+ * invoice has tax) and amount, with the totals as its footer on the right
+ * and the tax breakdown beside them (or under them when there is no room
+ * beside). The header repeats on every page, a row that does not fit moves
+ * whole to the next page, and the last row moves together with the totals
+ * and the breakdown, so neither stands alone at the top of a page; only a
  * row taller than a page is split.
  *
  * @module
@@ -16,10 +18,14 @@ import { label, type Layout, present, single_line } from "../layout.ts";
 import { text_width, write_page_content } from "../draw.ts";
 import {
   draw_flowing_table,
+  rows_height,
   table_cell,
   table_row,
   type TableRow,
 } from "../table.ts";
+import { item_details } from "./item_details.ts";
+import { has_notes, plan_side_notes } from "./notes.ts";
+import { plan_tax_breakdown, type PlannedBreakdown } from "./tax_breakdown.ts";
 import { MAX_PAGES, PageLimitError } from "../page_budget.ts";
 import { pdf_number } from "../pdf_syntax.ts";
 import {
@@ -28,10 +34,12 @@ import {
   ITEM_COLUMN_MIN,
   ITEM_ROW_RULE,
   SIZES,
+  TOTALS,
 } from "../styles.ts";
 import {
   total_rows,
   type TotalRow,
+  totals_label_width,
   totals_table_rows,
   totals_value_width,
 } from "./totals.ts";
@@ -54,7 +62,8 @@ function item_columns(layout: Layout): ItemColumn[] {
       header: labels.description,
       minimum: 0,
       numeric: false,
-      cell: (item) => sanitize_text(item.description),
+      cell: (item) =>
+        item_details(layout, item, sanitize_text(item.description)),
     },
     {
       header: labels.quantity,
@@ -136,7 +145,42 @@ function numeric_widths(
   return sum <= budget ? natural : natural.map((w) => (w * budget) / sum);
 }
 
-/** Draws the items table and the totals from `top`; returns the y below. */
+/** The tax breakdown's place: beside the totals, under them, or none. */
+interface BreakdownPlace {
+  planned: PlannedBreakdown;
+  beside: boolean;
+  /** Offset into the content box. */
+  offset: number;
+}
+
+/** Where the breakdown goes, given the width the totals leave at their side. */
+function place_breakdown(
+  layout: Layout,
+  side_width: number,
+): BreakdownPlace | undefined {
+  const { invoice } = layout;
+  if (invoice.has_tax !== true || invoice.tax_breakdown === undefined) {
+    return undefined;
+  }
+  const beside = plan_tax_breakdown(layout, side_width);
+  const room = layout.bottom - layout.page_top;
+  if (
+    beside.first_width >= TOTALS.breakdown_first_min &&
+    beside.first_width >= beside.widest_word && beside.height < room / 2
+  ) {
+    return { planned: beside, beside: true, offset: 0 };
+  }
+  return {
+    planned: plan_tax_breakdown(layout, layout.width),
+    beside: false,
+    offset: 0,
+  };
+}
+
+/**
+ * Draws the items table, the totals and the tax breakdown from `top`;
+ * returns the y below.
+ */
 export function draw_items(layout: Layout, top: number): number {
   const columns = item_columns(layout);
   const rows = layout.invoice.items.map((item) =>
@@ -144,12 +188,23 @@ export function draw_items(layout: Layout, top: number): number {
   );
   const totals = total_rows(layout);
   const widths = numeric_widths(layout, columns, rows, totals);
-  const { head, body, foot } = table_rows(layout, {
+  const { head, body, foot, side_width } = table_rows(layout, {
     columns,
     rows,
     totals,
     widths,
   });
+  const breakdown = place_breakdown(layout, side_width);
+  const foot_height = rows_height(foot);
+  const room = layout.bottom - layout.page_top;
+  let foot_room: number | undefined;
+  if (breakdown?.beside) foot_room = breakdown.planned.height;
+  else if (
+    breakdown !== undefined &&
+    foot_height + TOTALS.gap + breakdown.planned.height < room / 2
+  ) {
+    foot_room = foot_height + TOTALS.gap + breakdown.planned.height;
+  }
   const left = layout.x(0, layout.width);
   const num = (value: number): string => pdf_number(value, 2);
   const rule = `q ${ROW_RULE_STROKE} ${ITEM_ROW_RULE[0]} w ${num(left)} `;
@@ -168,9 +223,40 @@ export function draw_items(layout: Layout, top: number): number {
       write_page_content(layout, `${rule}${rule_y}${rule_end}${rule_y} l S Q`);
     },
     before_new_page: () => check_pages(layout),
+    foot_room,
   });
   check_pages(layout);
-  return end;
+  const foot_top = end - foot_height;
+  if (breakdown === undefined || breakdown.beside) {
+    const side_end = breakdown?.planned.draw(foot_top, 0) ?? foot_top;
+    const gap = breakdown === undefined ? 0 : TOTALS.notes_gap;
+    place_notes_beside(layout, side_end + gap, end, side_width);
+    return Math.max(end, side_end);
+  }
+  let y = end + TOTALS.gap;
+  if (y + breakdown.planned.height > layout.bottom) {
+    layout.doc.addPage();
+    check_pages(layout);
+    y = layout.page_top;
+  }
+  return breakdown.planned.draw(y, 0);
+}
+
+/**
+ * Draws the notes in the room beside the totals, under the breakdown (from
+ * `top`), when they fit there whole above `bottom`.
+ */
+function place_notes_beside(
+  layout: Layout,
+  top: number,
+  bottom: number,
+  width: number,
+): void {
+  if (!has_notes(layout)) return;
+  const planned = plan_side_notes(layout, width);
+  if (top + planned.height > bottom) return;
+  planned.draw(top, 0);
+  layout.beside_totals.notes = true;
 }
 
 /** Throws when the document has grown past the page limit. */
@@ -193,7 +279,7 @@ function table_rows(
     totals: readonly TotalRow[];
     widths: readonly number[];
   },
-): { head: TableRow; body: TableRow[]; foot: TableRow[] } {
+): { head: TableRow; body: TableRow[]; foot: TableRow[]; side_width: number } {
   const context = layout.table;
   let fixed = 0;
   for (const w of widths) fixed += w;
@@ -219,6 +305,21 @@ function table_rows(
       ),
     )
   );
-  const foot = totals_table_rows(layout, totals, all_widths);
-  return { head, body, foot };
+  // The totals on the right: their labels over the columns left of the
+  // amount that they need, the rest of the width beside them.
+  const amount_width = all_widths[last];
+  const label_width = Math.min(
+    layout.width - amount_width,
+    Math.max(
+      layout.width * TOTALS.share - amount_width,
+      totals_label_width(layout, totals),
+    ),
+  );
+  const side = layout.width - amount_width - label_width;
+  const foot = totals_table_rows(layout, totals, [
+    side,
+    label_width,
+    amount_width,
+  ]);
+  return { head, body, foot, side_width: side - TOTALS.gap };
 }

@@ -1,8 +1,9 @@
 /**
  * The tax breakdown (EN 16931 BG-23): per (category, rate) group the rate,
  * the taxable amount and the tax; non-standard groups name their category
- * and exempt ones print the exemption reason. A short breakdown moves to
- * the next page whole; a long one repeats its header.
+ * and exempt ones print the exemption reason. It is laid out as a block
+ * that the items table keeps on the page of its totals (`items.ts`): beside
+ * them when there is room, else under them.
  *
  * @module
  */
@@ -16,7 +17,6 @@ import {
   BASELINE_FACTOR,
   CELL_PADDING,
   LINE_HEIGHT_FACTOR,
-  MARGINS,
   SIZES,
   TAX_BREAKDOWN,
   TEXT,
@@ -64,7 +64,10 @@ function breakdown_rows(layout: Layout): BreakdownRow[] {
   });
 }
 
-/** Money columns as wide as their widest entry or header. */
+/**
+ * Money columns as wide as their widest entry, and as their header up to
+ * `TAX_BREAKDOWN.money_header_max` (longer headers wrap).
+ */
 function money_width(
   layout: Layout,
   rows: readonly BreakdownRow[],
@@ -82,16 +85,36 @@ function money_width(
   for (const header of headers.slice(1)) {
     width = Math.max(
       width,
-      text_width(layout, header, TEXT.label) + 2 * CELL_PADDING.x,
+      Math.min(
+        TAX_BREAKDOWN.money_header_max,
+        text_width(layout, header, TEXT.label) + 2 * CELL_PADDING.x,
+      ),
     );
   }
   return width;
 }
 
+/** The header's lines per column: wrapped to the columns' widths. */
+function head_lines(
+  layout: Layout,
+  headers: readonly string[],
+  first_width: number,
+  money: number,
+): string[][] {
+  return headers.map((header, i) =>
+    wrap(
+      layout,
+      header,
+      Math.max(1, i === 0 ? first_width : money - CELL_PADDING.x),
+      TEXT.label,
+    )
+  );
+}
+
 /** The header row with its rule, from `top`; returns the rule's y. */
 function draw_head(
   layout: Layout,
-  headers: readonly string[],
+  headers: readonly string[][],
   { x, width, taxable_right, tax_right }: Columns,
   top: number,
 ): number {
@@ -110,7 +133,9 @@ function draw_head(
     style,
     align: "right",
   });
-  const rule = top + SIZES.label * LINE_HEIGHT_FACTOR + TAX_BREAKDOWN.head_gap;
+  const lines = Math.max(...headers.map((h) => h.length));
+  const rule = top + lines * SIZES.label * LINE_HEIGHT_FACTOR +
+    TAX_BREAKDOWN.head_gap;
   const [rule_width, rule_color] = TAX_BREAKDOWN.head_rule;
   draw_rule(layout, {
     x1: x,
@@ -122,12 +147,22 @@ function draw_head(
   return rule;
 }
 
-/** Draws the breakdown from `top`; returns the y below it. */
-export function draw_tax_breakdown(layout: Layout, top: number): number {
-  const { doc } = layout;
-  const width = layout.width;
-  const x = layout.x(0, width);
-  const limit = layout.bottom;
+/** A breakdown laid out in a box: its height and how to draw it. */
+export interface PlannedBreakdown {
+  height: number;
+  /** The first column's width (rate and category). */
+  first_width: number;
+  /** The widest word of that column. */
+  widest_word: number;
+  /** Draws it with its top at `top`, `offset` into the content box; returns the y below. */
+  draw(top: number, offset: number): number;
+}
+
+/** Lays out the breakdown in a box `width` wide. */
+export function plan_tax_breakdown(
+  layout: Layout,
+  width: number,
+): PlannedBreakdown {
   const line_height = SIZES.body * LINE_HEIGHT_FACTOR;
   const label_line = SIZES.label * LINE_HEIGHT_FACTOR;
   const headers = [
@@ -137,16 +172,10 @@ export function draw_tax_breakdown(layout: Layout, top: number): number {
   ];
   const rows = breakdown_rows(layout);
   const money = money_width(layout, rows, headers);
-  const columns: Columns = {
-    x,
-    width,
-    taxable_right: x + width - money - CELL_PADDING.x,
-    tax_right: x + width,
-  };
   const first_width = width - 2 * money - CELL_PADDING.x;
-  // Measure first: a short table moves to the next page whole.
+  const head = head_lines(layout, headers, first_width, money);
   const measured = rows.map((row) => {
-    const first = wrap(layout, row.first, first_width, TEXT.body);
+    const first = wrap(layout, row.first, Math.max(1, first_width), TEXT.body);
     const reason = row.reason === undefined
       ? []
       : wrap(layout, row.reason, width, TEXT.label);
@@ -156,43 +185,67 @@ export function draw_tax_breakdown(layout: Layout, top: number): number {
         : 0);
     return { row, first, reason, height };
   });
-  const head_height = label_line + TAX_BREAKDOWN.head_gap;
-  const total = head_height + measured.reduce((sum, m) => sum + m.height, 0);
-  let y = top;
-  if (y + total > limit && total <= limit - MARGINS.top) {
-    doc.addPage();
-    y = MARGINS.top;
+  const head_height = Math.max(...head.map((h) => h.length)) * label_line +
+    TAX_BREAKDOWN.head_gap;
+  const height = head_height + measured.reduce((sum, m) => sum + m.height, 0);
+  // The widest word of the first column: a narrower column cuts words.
+  let widest_word = 0;
+  for (const row of rows) {
+    for (const word of row.first.split(" ")) {
+      widest_word = Math.max(widest_word, text_width(layout, word, TEXT.body));
+    }
   }
-  y = draw_head(layout, headers, columns, y);
-  for (const m of measured) {
-    if (y + m.height > limit) {
-      doc.addPage();
-      y = draw_head(layout, headers, columns, MARGINS.top);
-    }
-    const baseline = y + TAX_BREAKDOWN.row_top + SIZES.body * BASELINE_FACTOR;
-    draw_text(layout, m.first, { x, y: baseline, style: TEXT.body });
-    for (
-      const [value, right] of [
-        [m.row.taxable, columns.taxable_right],
-        [m.row.tax, columns.tax_right],
-      ] as const
-    ) {
-      draw_text(layout, value, {
-        x: right,
-        y: baseline,
-        style: TEXT.body,
-        align: "right",
-      });
-    }
-    if (m.reason.length > 0) {
-      draw_text(layout, m.reason, {
+  return {
+    height,
+    first_width,
+    widest_word,
+    draw(top: number, offset: number): number {
+      const x = layout.x(offset, width);
+      const columns: Columns = {
         x,
-        y: y + TAX_BREAKDOWN.row_top + m.first.length * line_height +
-          SIZES.label * BASELINE_FACTOR,
-        style: TEXT.label,
-      });
-    }
-    y += m.height;
+        width,
+        taxable_right: x + width - money - CELL_PADDING.x,
+        tax_right: x + width,
+      };
+      let y = draw_head(layout, head, columns, top);
+      for (const m of measured) {
+        draw_row(layout, m, columns, y);
+        y += m.height;
+      }
+      return y;
+    },
+  };
+}
+
+/** Draws one group's row with its top at `y`. */
+function draw_row(
+  layout: Layout,
+  m: { row: BreakdownRow; first: string[]; reason: string[] },
+  columns: Columns,
+  y: number,
+): void {
+  const line_height = SIZES.body * LINE_HEIGHT_FACTOR;
+  const baseline = y + TAX_BREAKDOWN.row_top + SIZES.body * BASELINE_FACTOR;
+  draw_text(layout, m.first, { x: columns.x, y: baseline, style: TEXT.body });
+  for (
+    const [value, right] of [
+      [m.row.taxable, columns.taxable_right],
+      [m.row.tax, columns.tax_right],
+    ] as const
+  ) {
+    draw_text(layout, value, {
+      x: right,
+      y: baseline,
+      style: TEXT.body,
+      align: "right",
+    });
   }
-  return y;
+  if (m.reason.length > 0) {
+    draw_text(layout, m.reason, {
+      x: columns.x,
+      y: y + TAX_BREAKDOWN.row_top + m.first.length * line_height +
+        SIZES.label * BASELINE_FACTOR,
+      style: TEXT.label,
+    });
+  }
 }

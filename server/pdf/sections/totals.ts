@@ -104,6 +104,23 @@ export function totals_value_width(
   return width + 2 * CELL_PADDING.x;
 }
 
+/** Width the labels of `rows` need on one line, with the cell's padding. */
+export function totals_label_width(
+  layout: Layout,
+  rows: readonly TotalRow[],
+): number {
+  let width = 0;
+  for (const row of rows) {
+    width = Math.max(
+      width,
+      row.kind === "strong"
+        ? text_width(layout, row.label, { bold: true, size: SIZES.total })
+        : text_width(layout, row.label, { bold: false, size: SIZES.body }),
+    );
+  }
+  return width + 2 * CELL_PADDING.x;
+}
+
 /**
  * The totals as table rows under columns of `widths`: an empty cell under
  * the first column, the label across the middle ones, the value in the

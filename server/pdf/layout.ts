@@ -125,7 +125,8 @@ export function layout_state(doc: jsPDF, invoice: Invoice): Layout {
     labels: texts.labels,
     tax: invoice.tax_label !== undefined && invoice.tax_label.trim() !== ""
       ? single_line(invoice.tax_label)
-      : texts.tax_label,
+      : (is_vat_invoice(invoice) ? texts.vat_label : undefined) ??
+        texts.tax_label,
     formats: formats_for(invoice.locale, currency),
     page,
     width,
@@ -147,6 +148,33 @@ export function layout_state(doc: jsPDF, invoice: Invoice): Layout {
 /** A label with `{tax}` filled in. */
 export function label(layout: Layout, key: keyof Labels): string {
   return fill(layout.labels[key], { tax: layout.tax });
+}
+
+/** Categories only value added tax has (reverse charge, exempt, …). */
+const VAT_CATEGORIES = new Set(["AE", "K", "G", "E", "O"]);
+
+/**
+ * Whether the invoice is a VAT invoice: it has tax and the seller's tax id
+ * is a VAT id (a country prefix before the number, "DE123456789",
+ * "GB 123 4567 89") or a group is of a category only VAT has.
+ */
+export function is_vat_invoice(invoice: Invoice): boolean {
+  if (invoice.has_tax !== true) return false;
+  const id = (invoice.sender.tax_id ?? "").replace(/[\s.\-]+/g, "");
+  return /^[A-Za-z]{2}[0-9A-Za-z+*]{2,}$/.test(id) &&
+      /\d/.test(id) ||
+    (invoice.tax_breakdown ?? []).some((row) =>
+      VAT_CATEGORIES.has(row.category)
+    );
+}
+
+/**
+ * Whether the title says "tax invoice" where the market names one: an
+ * invoice (not a credit note) with tax from a seller with a tax id.
+ */
+export function is_tax_invoice(invoice: Invoice): boolean {
+  return invoice.has_tax === true && !is_credit_note(invoice) &&
+    present(invoice.sender.tax_id);
 }
 
 /** Whether the document is a credit note. */

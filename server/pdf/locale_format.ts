@@ -49,7 +49,7 @@ export function formats_for(
   if (formats === undefined) {
     formats = texts.formats === "iso"
       ? code_formats(texts.intl, currency)
-      : intl_formats(texts.intl, currency);
+      : intl_formats(texts.intl, currency, texts.direction === "rtl");
     cache.set(key, formats);
   }
   return formats;
@@ -70,6 +70,31 @@ const DECIMAL = /^-?\d+(\.\d+)?$/;
 /** Formats a decimal string, or returns it unchanged if it is not one. */
 function exact(formatter: DecimalFormatter, value: string): string {
   return DECIMAL.test(value) ? formatter.format(value) : value;
+}
+
+/** Intl's invisible direction marks (the layout drops them). */
+const DIRECTION_MARKS = /[\u061c\u200e\u200f]/g;
+/** The signed number in a formatted amount: "-1,234.50". */
+const SIGNED_NUMBER = /[-\u2212]\d(?:[\d.,\u00a0\u202f\u066b\u066c']*\d)?/;
+
+/**
+ * A negative amount of a right-to-left locale with its sign before the
+ * digits, as the locale writes it ("-100.00 ر.س."): Intl keeps the minus
+ * there with a left-to-right mark, which the text layout drops, so the
+ * number goes into a left-to-right isolate (LRI … PDI) instead. Other
+ * amounts are returned as Intl formats them.
+ */
+function signed(
+  formatter: DecimalFormatter,
+  value: string,
+  rtl: boolean,
+): string {
+  const text = exact(formatter, value);
+  if (!rtl || !value.startsWith("-")) return text;
+  return text.replace(DIRECTION_MARKS, "").replace(
+    SIGNED_NUMBER,
+    (number) => `\u2066${number}\u2069`,
+  );
 }
 
 const region_names = new Map<string, Intl.DisplayNames>();
@@ -110,14 +135,22 @@ function code_formats(names: string, currency: string | undefined): Formats {
   };
 }
 
-function intl_formats(locale: string, currency: string | undefined): Formats {
+function intl_formats(
+  locale: string,
+  currency: string | undefined,
+  rtl: boolean,
+): Formats {
   // The ISO 4217 minor unit, not CLDR's (which differs for a few currencies);
   // at most never fewer than the two decimals an invoice carries, so a stray
   // fraction still prints exactly instead of being rounded away.
+  // Grouping always: es, it, pl and pt write 4-digit amounts without a
+  // separator by default ("3703,68"), so a column would mix "3703,68" and
+  // "11.851,80".
   const digits = {
     minimumFractionDigits: minor_units_of(currency),
     maximumFractionDigits: Math.max(2, minor_units_of(currency)),
-  };
+    useGrouping: "always",
+  } as const;
   const money = currency === undefined
     ? decimal_formatter(locale, digits)
     : decimal_formatter(locale, { style: "currency", currency, ...digits });
@@ -125,8 +158,12 @@ function intl_formats(locale: string, currency: string | undefined): Formats {
   const price = decimal_formatter(locale, {
     minimumFractionDigits: minor_units_of(currency),
     maximumFractionDigits: 20,
+    useGrouping: "always",
   });
-  const quantity = decimal_formatter(locale, { maximumFractionDigits: 20 });
+  const quantity = decimal_formatter(locale, {
+    maximumFractionDigits: 20,
+    useGrouping: "always",
+  });
   const percent = decimal_formatter(locale, {
     style: "unit",
     unit: "percent",
@@ -139,9 +176,9 @@ function intl_formats(locale: string, currency: string | undefined): Formats {
     timeZone: "UTC",
   });
   return {
-    money: (value) => exact(money, value),
-    amount: (value) => exact(amount, value),
-    price: (value) => exact(price, value),
+    money: (value) => signed(money, value, rtl),
+    amount: (value) => signed(amount, value, rtl),
+    price: (value) => signed(price, value, rtl),
     quantity: (value) => quantity.format(value),
     date: (value) => {
       const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);

@@ -30,6 +30,12 @@ export interface Labels {
   invoice: string;
   /** Document title of a credit note (printed upper case). */
   credit_note: string;
+  /**
+   * Document title of an invoice with tax from a tax-registered seller,
+   * where the market names it ("فاتورة ضريبية", "חשבונית מס", "ใบกำกับภาษี");
+   * elsewhere the same as `invoice`.
+   */
+  tax_invoice: string;
   invoice_number: string;
   credit_note_number: string;
   /** The invoice a credit note corrects (BT-25). */
@@ -154,6 +160,11 @@ export interface LocaleTexts {
   labels: Labels;
   /** Default printed name of the tax. */
   tax_label: string;
+  /**
+   * The name of the tax on a VAT invoice, where the default name is not
+   * one ("VAT" instead of "Sales tax").
+   */
+  vat_label?: string;
   units: Record<UnitCode, string>;
   /** Locality line: "{city}, {state} {zip}" (US style) or "{zip} {city}". */
   zip_first: boolean;
@@ -181,10 +192,12 @@ export interface LocaleTexts {
  * A4, numbers and dates through `Intl` in its own tag, which is also the
  * language of its text.
  */
-interface LocaleWords
-  extends
-    Pick<LocaleTexts, "labels" | "tax_label" | "units" | "zip_first">,
-    Partial<Pick<LocaleTexts, "direction" | "page_size" | "formats" | "intl">> {
+interface LocaleWords extends
+  Pick<
+    LocaleTexts,
+    "labels" | "tax_label" | "vat_label" | "units" | "zip_first"
+  >,
+  Partial<Pick<LocaleTexts, "direction" | "page_size" | "formats" | "intl">> {
   /** "text": Han glyph forms follow the text, not the locale. */
   han_forms?: "text";
 }
@@ -218,6 +231,7 @@ function units(time: TimeUnits, litre = "l"): Record<UnitCode, string> {
 
 const EN_US: Labels = {
   invoice: "Invoice",
+  tax_invoice: "Invoice",
   credit_note: "Credit memo",
   invoice_number: "Invoice number",
   credit_note_number: "Credit memo number",
@@ -312,6 +326,7 @@ const EN_GB: Labels = {
 
 const DE_DE: Labels = {
   invoice: "Rechnung",
+  tax_invoice: "Rechnung",
   credit_note: "Rechnungskorrektur",
   invoice_number: "Rechnungsnummer",
   credit_note_number: "Belegnummer",
@@ -413,6 +428,7 @@ const DE_CH: Labels = {
 
 const FR_FR: Labels = {
   invoice: "Facture",
+  tax_invoice: "Facture",
   credit_note: "Avoir",
   invoice_number: "N° de facture",
   credit_note_number: "N° d'avoir",
@@ -501,6 +517,7 @@ const FR_BE: Labels = {
 
 const ES_ES: Labels = {
   invoice: "Factura",
+  tax_invoice: "Factura",
   credit_note: "Factura rectificativa",
   invoice_number: "N.º de factura",
   credit_note_number: "N.º de factura rectificativa",
@@ -579,6 +596,7 @@ const ES_ES: Labels = {
 
 const IT_IT: Labels = {
   invoice: "Fattura",
+  tax_invoice: "Fattura",
   credit_note: "Nota di credito",
   invoice_number: "Numero fattura",
   credit_note_number: "Numero nota di credito",
@@ -657,6 +675,7 @@ const IT_IT: Labels = {
 
 const NL_NL: Labels = {
   invoice: "Factuur",
+  tax_invoice: "Factuur",
   credit_note: "Creditfactuur",
   invoice_number: "Factuurnummer",
   credit_note_number: "Creditfactuurnummer",
@@ -735,6 +754,7 @@ const NL_NL: Labels = {
 
 const PT_PT: Labels = {
   invoice: "Fatura",
+  tax_invoice: "Fatura",
   credit_note: "Nota de crédito",
   invoice_number: "N.º da fatura",
   credit_note_number: "N.º da nota de crédito",
@@ -840,6 +860,7 @@ const PT_BR: Labels = {
 
 const PL_PL: Labels = {
   invoice: "Faktura",
+  tax_invoice: "Faktura",
   credit_note: "Faktura korygująca",
   invoice_number: "Numer faktury",
   credit_note_number: "Numer faktury korygującej",
@@ -918,6 +939,7 @@ const PL_PL: Labels = {
 
 const SV_SE: Labels = {
   invoice: "Faktura",
+  tax_invoice: "Faktura",
   credit_note: "Kreditfaktura",
   invoice_number: "Fakturanummer",
   credit_note_number: "Kreditfakturanummer",
@@ -996,6 +1018,7 @@ const SV_SE: Labels = {
 
 const DA_DK: Labels = {
   invoice: "Faktura",
+  tax_invoice: "Faktura",
   credit_note: "Kreditnota",
   invoice_number: "Fakturanummer",
   credit_note_number: "Kreditnotanummer",
@@ -1074,6 +1097,7 @@ const DA_DK: Labels = {
 
 const NB_NO: Labels = {
   invoice: "Faktura",
+  tax_invoice: "Faktura",
   credit_note: "Kreditnota",
   invoice_number: "Fakturanummer",
   credit_note_number: "Kreditnotanummer",
@@ -1152,6 +1176,7 @@ const NB_NO: Labels = {
 
 const FI_FI: Labels = {
   invoice: "Lasku",
+  tax_invoice: "Lasku",
   credit_note: "Hyvityslasku",
   invoice_number: "Laskun numero",
   credit_note_number: "Hyvityslaskun numero",
@@ -1231,6 +1256,7 @@ const FI_FI: Labels = {
 
 const CS_CZ: Labels = {
   invoice: "Faktura",
+  tax_invoice: "Faktura",
   credit_note: "Opravný daňový doklad",
   invoice_number: "Číslo faktury",
   credit_note_number: "Číslo dokladu",
@@ -1363,6 +1389,7 @@ const PT_UNITS = units({
 
 const ZH_CN: Labels = {
   invoice: "发票",
+  tax_invoice: "增值税发票",
   credit_note: "贷项通知单",
   invoice_number: "发票号码",
   credit_note_number: "贷项通知单号码",
@@ -1441,6 +1468,7 @@ const ZH_CN: Labels = {
 
 const ZH_TW: Labels = {
   invoice: "發票",
+  tax_invoice: "統一發票",
   credit_note: "折讓單",
   invoice_number: "發票號碼",
   credit_note_number: "折讓單號碼",
@@ -1519,6 +1547,7 @@ const ZH_TW: Labels = {
 
 const JA_JP: Labels = {
   invoice: "請求書",
+  tax_invoice: "請求書",
   credit_note: "減額請求書",
   invoice_number: "請求書番号",
   credit_note_number: "減額請求書番号",
@@ -1597,6 +1626,7 @@ const JA_JP: Labels = {
 
 const KO_KR: Labels = {
   invoice: "청구서",
+  tax_invoice: "청구서",
   credit_note: "대변표",
   invoice_number: "청구서 번호",
   credit_note_number: "대변표 번호",
@@ -1675,6 +1705,7 @@ const KO_KR: Labels = {
 
 const AR: Labels = {
   invoice: "فاتورة",
+  tax_invoice: "فاتورة ضريبية",
   credit_note: "إشعار دائن",
   invoice_number: "رقم الفاتورة",
   credit_note_number: "رقم الإشعار الدائن",
@@ -1753,6 +1784,7 @@ const AR: Labels = {
 
 const HE_IL: Labels = {
   invoice: "חשבונית",
+  tax_invoice: "חשבונית מס",
   credit_note: "חשבונית זיכוי",
   invoice_number: "מספר חשבונית",
   credit_note_number: "מספר חשבונית זיכוי",
@@ -1831,6 +1863,7 @@ const HE_IL: Labels = {
 
 const HI_IN: Labels = {
   invoice: "बीजक",
+  tax_invoice: "कर बीजक",
   credit_note: "क्रेडिट नोट",
   invoice_number: "बीजक संख्या",
   credit_note_number: "क्रेडिट नोट संख्या",
@@ -1909,6 +1942,7 @@ const HI_IN: Labels = {
 
 const TH_TH: Labels = {
   invoice: "ใบแจ้งหนี้",
+  tax_invoice: "ใบกำกับภาษี",
   credit_note: "ใบลดหนี้",
   invoice_number: "เลขที่ใบแจ้งหนี้",
   credit_note_number: "เลขที่ใบลดหนี้",
@@ -2094,6 +2128,7 @@ const LOCALE_WORDS: Readonly<Record<Locale, LocaleWords>> = {
   [DEFAULT_LOCALE]: {
     labels: EN_US,
     tax_label: "Sales tax",
+    vat_label: "VAT",
     units: EN_UNITS,
     zip_first: false,
     formats: "iso",
@@ -2103,6 +2138,7 @@ const LOCALE_WORDS: Readonly<Record<Locale, LocaleWords>> = {
   "en-US": {
     labels: EN_US,
     tax_label: "Sales tax",
+    vat_label: "VAT",
     units: EN_UNITS,
     zip_first: false,
     page_size: "letter",

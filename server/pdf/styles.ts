@@ -121,7 +121,7 @@ export const HEADER = {
   /** The rule under the header: line width (colour: the brand's). */
   rule_width: 1.25,
   /** Share of the content width of each party column (the rest: details). */
-  party_share: 0.31,
+  party_share: 0.3,
   /** Room between the details column and the parties. */
   details_gap: 12,
   /** The amount due is shrunk to fit, never below this size. */
@@ -133,7 +133,7 @@ export const HEADER = {
   /** From the amount's baseline to the top of the details. */
   facts_gap: 8,
   /** The details' labels take at most this share of the column (longer ones wrap). */
-  facts_label_share: 0.56,
+  facts_label_share: 0.5,
 } as const;
 
 /** The smallest contrast against white of brand-coloured text (WCAG AA). */

@@ -97,15 +97,15 @@ const EXPECTED: Record<
   },
   "es-ES": {
     currency: "EUR",
-    money: "1234,56 €",
+    money: "1.234,56 €",
     date: "23/11/2026",
-    table: "1234,56",
+    table: "1.234,56",
   },
   "it-IT": {
     currency: "EUR",
-    money: "1234,56 €",
+    money: "1.234,56 €",
     date: "23/11/2026",
-    table: "1234,56",
+    table: "1.234,56",
   },
   "nl-NL": {
     currency: "EUR",
@@ -115,9 +115,9 @@ const EXPECTED: Record<
   },
   "pt-PT": {
     currency: "EUR",
-    money: "1234,56 €",
+    money: "1 234,56 €",
     date: "23/11/2026",
-    table: "1234,56",
+    table: "1 234,56",
   },
   "pt-BR": {
     currency: "BRL",
@@ -127,9 +127,9 @@ const EXPECTED: Record<
   },
   "pl-PL": {
     currency: "PLN",
-    money: "1234,56 zł",
+    money: "1 234,56 zł",
     date: "23.11.2026",
-    table: "1234,56",
+    table: "1 234,56",
   },
   "sv-SE": {
     currency: "SEK",

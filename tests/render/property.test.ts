@@ -22,6 +22,7 @@ import type { Invoice } from "../../contract/invoice_types.ts";
 import { render_invoice_pdf } from "../../server/pdf/mod.ts";
 import { fill, locale_texts } from "../../server/pdf/locales.ts";
 import { formats_for } from "../../server/pdf/locale_format.ts";
+import { is_vat_invoice } from "../../server/pdf/layout.ts";
 import { InvoiceRequestSchema } from "../../contract/mod.ts";
 
 const COUNT = Number(Deno.env.get("PDF_PROPERTY_COUNT") ?? "300");
@@ -169,7 +170,10 @@ function expected_lines(
 ): { lines: string[]; wrapped: string[] } {
   const wrapped: string[] = [];
   const texts = locale_texts(invoice.locale);
-  const tax = texts.tax_label;
+  // A VAT invoice (the random sellers have VAT ids) takes the locale's
+  // name of VAT where its default name is another tax's.
+  const tax = (is_vat_invoice(invoice) ? texts.vat_label : undefined) ??
+    texts.tax_label;
   const l = (key: keyof typeof texts.labels): string =>
     fill(texts.labels[key], { tax });
   const f = formats_for(invoice.locale, invoice.currency);

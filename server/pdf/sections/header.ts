@@ -7,7 +7,7 @@
  */
 
 import { draw_logo } from "../logo.ts";
-import { is_credit_note, type Layout } from "../layout.ts";
+import { is_credit_note, is_tax_invoice, type Layout } from "../layout.ts";
 import { draw_rule, draw_text, text_width } from "../draw.ts";
 import { HEADER, MARGINS, TEXT } from "../styles.ts";
 
@@ -42,8 +42,13 @@ export function draw_header(layout: Layout): number {
 
 function draw_title(layout: Layout, baseline: number): void {
   const { invoice, labels, width } = layout;
-  const title = (is_credit_note(invoice) ? labels.credit_note : labels.invoice)
-    .toLocaleUpperCase(layout.texts.intl);
+  const title =
+    (is_credit_note(invoice)
+      ? labels.credit_note
+      : is_tax_invoice(invoice)
+      ? labels.tax_invoice
+      : labels.invoice)
+      .toLocaleUpperCase(layout.texts.intl);
   // Long titles ("FAKTURA KORYGUJĄCA") shrink rather than run into the logo.
   const room = width * HEADER.title_share;
   const natural = text_width(layout, title, TEXT.title);

@@ -170,7 +170,7 @@ export interface LocaleTexts {
   zip_first: boolean;
   /** Writing direction: "rtl" mirrors the whole layout. */
   direction: "ltr" | "rtl";
-  /** The paper the locale's invoices default to (the layout is A4 now). */
+  /** The paper of the locale's invoices when the invoice names none. */
   page_size: PageSize;
   /**
    * How numbers, money and dates are written: through `Intl` in the tag

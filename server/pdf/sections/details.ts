@@ -15,10 +15,13 @@ import {
   present,
   single_line,
 } from "../layout.ts";
-import { draw_key_values, type KeyValue } from "../key_values.ts";
+import type { KeyValue } from "../key_values.ts";
+import { draw_table_rows, table_cell, table_row } from "../table.ts";
 import { draw_text, fit_line, text_width } from "../draw.ts";
 import { has_payment_block } from "./payment.ts";
 import {
+  FACT_LABEL,
+  FACT_VALUE,
   HEADER,
   KEY_VALUES,
   LINE_HEIGHT_FACTOR,
@@ -48,11 +51,20 @@ export function draw_details(layout: Layout, top: number): number {
     width * HEADER.facts_label_share,
     widest + KEY_VALUES.label_gap,
   );
-  return draw_key_values(layout, facts, {
+  // Through the table engine: a few operators a cell.
+  const context = layout.table;
+  const rows = facts.map(([name, value]) =>
+    table_row([
+      table_cell(context, name, { width: label_width, style: FACT_LABEL }),
+      table_cell(context, value, {
+        width: width - label_width,
+        style: FACT_VALUE,
+      }),
+    ])
+  );
+  return draw_table_rows(context, rows, {
+    left: layout.x(offset, width),
     top: y + HEADER.facts_gap,
-    offset,
-    width,
-    label_width,
   });
 }
 

@@ -21,6 +21,7 @@ import {
   RUNNING_HEADER,
   SIZES,
 } from "./styles.ts";
+import { locale_texts, type PageSize } from "./locales.ts";
 
 /** Most pages a document may have. */
 export const MAX_PAGES = 100;
@@ -37,25 +38,47 @@ export class PageLimitError extends Error {
   }
 }
 
-// The layout of the renderer (`styles.ts`) on the paper where the most
-// fits, each figure on the document's side: the widest a description's
-// text can be (the widest paper less margins, the narrowest numeric
-// columns and the cell's right padding), the notes' full width, the body
-// size, the line and row heights and the tallest paper less the top of a
-// continuation page's content and the bottom margin.
-const NOTES_WIDTH = Math.max(PAGE_SIZES.a4.width, PAGE_SIZES.letter.width) -
-  2 * MARGINS.x;
-const DESCRIPTION_WIDTH = NOTES_WIDTH -
-  (ITEM_COLUMN_MIN.quantity + ITEM_COLUMN_MIN.unit_price +
-    ITEM_COLUMN_MIN.amount) -
-  CELL_PADDING.x;
+// The layout of the renderer (`styles.ts`) on each paper, each figure on
+// the document's side: the widest a description's text can be (page width
+// less margins, the narrowest numeric columns and the cell's right
+// padding), the notes' full width, the body size, the line and row heights
+// and the page height less the top of a continuation page's content and
+// the bottom margin.
 const FONT_SIZE = SIZES.body;
 const LINE_HEIGHT = 12.3;
 const ROW_PADDING = 2 * CELL_PADDING.y;
-const USABLE_HEIGHT = Math.max(PAGE_SIZES.a4.height, PAGE_SIZES.letter.height) -
-  (RUNNING_HEADER.baseline + RUNNING_HEADER.rule_gap +
-    RUNNING_HEADER.content_gap) -
-  MARGINS.bottom;
+const CONTENT_TOP = RUNNING_HEADER.baseline + RUNNING_HEADER.rule_gap +
+  RUNNING_HEADER.content_gap;
+
+/** The figures of one paper. */
+interface PaperFigures {
+  notes_width: number;
+  description_width: number;
+  usable_height: number;
+}
+
+function paper_figures(size: PageSize): PaperFigures {
+  const notes_width = PAGE_SIZES[size].width - 2 * MARGINS.x;
+  return {
+    notes_width,
+    description_width: notes_width -
+      (ITEM_COLUMN_MIN.quantity + ITEM_COLUMN_MIN.unit_price +
+        ITEM_COLUMN_MIN.amount) -
+      CELL_PADDING.x,
+    usable_height: PAGE_SIZES[size].height - CONTENT_TOP - MARGINS.bottom,
+  };
+}
+
+const PAPERS: Record<PageSize, PaperFigures> = {
+  a4: paper_figures("a4"),
+  letter: paper_figures("letter"),
+};
+
+/** The figures of the paper `invoice` is printed on. */
+function figures_of(invoice: Invoice): PaperFigures {
+  return PAPERS[invoice.page_size ?? locale_texts(invoice.locale).page_size];
+}
+
 /** Width of a space (1/1000 em): a line may drop one where it breaks. */
 const SPACE = 260;
 
@@ -251,20 +274,22 @@ export function estimate_document(invoice: Invoice): DocumentEstimate {
   const cached = estimates.get(invoice);
   if (cached !== undefined) return cached;
   const totals: TextMeasure = { width: 0, latin: 0, script: 0 };
+  const paper = figures_of(invoice);
   let height = 0;
   for (const item of invoice.items) {
-    height += min_lines(item.description, DESCRIPTION_WIDTH, totals) *
+    height += min_lines(item.description, paper.description_width, totals) *
         LINE_HEIGHT + ROW_PADDING;
   }
   if (invoice.notes) {
-    height += min_lines(invoice.notes, NOTES_WIDTH, totals) * LINE_HEIGHT;
+    height += min_lines(invoice.notes, paper.notes_width, totals) *
+      LINE_HEIGHT;
   }
   const logo = invoice.logo;
   const logo_megapixels = logo?.mime === "image/png"
     ? logo.width * logo.height / 1e6
     : 0;
   const estimate = {
-    min_pages: Math.max(1, Math.ceil(height / USABLE_HEIGHT)),
+    min_pages: Math.max(1, Math.ceil(height / paper.usable_height)),
     cost_ms: COST_BASE_MS + invoice.items.length * COST_PER_ROW_MS +
       totals.latin * COST_PER_LATIN_MS + totals.script * COST_PER_SCRIPT_MS +
       logo_megapixels * COST_PER_LOGO_MEGAPIXEL_MS,

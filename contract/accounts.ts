@@ -37,9 +37,25 @@ export const TEST_DOCUMENTS_PER_MONTH = 1000;
 /** A plan identifier. */
 export type Plan = keyof typeof PLANS;
 
+/**
+ * Plan identifiers, smallest first: the one list of plans. The database
+ * keeps its own copy (`db/schema.ts`, which imports nothing of ours), held
+ * equal by a test; Stripe price variables, dashboard choices and texts
+ * are derived from it.
+ */
+export const PLAN_IDS = Object.keys(PLANS) as [Plan, ...Plan[]];
+
+const invoices = new Intl.NumberFormat("en-US");
+
 /** Plan identifier schema. */
-export const PlanSchema = z.enum(["starter", "pro", "team"]).describe(
-  "Plan: starter (150 invoices/month), pro (1,000), team (10,000).",
+export const PlanSchema = z.enum(PLAN_IDS).describe(
+  `Plan: ${
+    PLAN_IDS.map((id, index) =>
+      `${id} (${invoices.format(PLANS[id].monthly_invoices)}${
+        index === 0 ? " invoices/month" : ""
+      })`
+    ).join(", ")
+  }.`,
 );
 
 /** Subscription status schema. */

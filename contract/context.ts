@@ -4,7 +4,7 @@
  * implements these services.
  */
 import type { Invoice } from "./invoice_types.ts";
-import type { InvoiceFormat } from "./einvoice.ts";
+import type { DocumentContentType, InvoiceFormat } from "./formats.ts";
 import type {
   AccountWithBilling,
   BillingView,
@@ -80,8 +80,8 @@ export interface ResponseSink {
 export interface RenderedPdf {
   file_name: string;
   bytes: Uint8Array;
-  /** `application/pdf` (pdf, factur-x) or `application/xml; charset=utf-8`. */
-  content_type: "application/pdf" | "application/xml; charset=utf-8";
+  /** The format's content type (`INVOICE_FORMAT_TABLE`). */
+  content_type: DocumentContentType;
 }
 
 /** Server-side operations the procedures call. */

@@ -5,11 +5,9 @@
  * `invoice_compute.ts`, the cross-field rules in `invoice_checks.ts`, the
  * normalized invoice in `invoice_normalize.ts`.
  */
-import {
-  format_problems,
-  type InvoiceFormat,
-  InvoiceFormatSchema,
-} from "./einvoice.ts";
+import { InvoiceFormatSchema } from "./einvoice.ts";
+import { format_problems } from "./format_rules.ts";
+import type { InvoiceFormat } from "./formats.ts";
 import { z } from "zod";
 import type { Invoice } from "./invoice_types.ts";
 import { currency_minor_units } from "./currencies.ts";

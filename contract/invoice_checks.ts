@@ -17,7 +17,7 @@ import {
 import { EXEMPT_CATEGORIES, vat_identifier } from "./tax.ts";
 import type { Computation, Problem } from "./invoice_compute.ts";
 import type { ParsedRequest } from "./invoice_request.ts";
-import { FACTUR_X_XML_NAME } from "./einvoice.ts";
+import { FACTUR_X_XML_NAME } from "./formats.ts";
 
 /** What the checks found, and the values they produced. */
 export interface Checked {

@@ -8,6 +8,8 @@ export * from "./auth.ts";
 export * from "./billing.ts";
 export * from "./context.ts";
 export * from "./einvoice.ts";
+export * from "./format_rules.ts";
+export * from "./formats.ts";
 export * from "./errors.ts";
 export * from "./invoice.ts";
 export * from "./money.ts";

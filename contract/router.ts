@@ -59,7 +59,7 @@ import type {
   ServiceContext,
   SessionControl,
 } from "./context.ts";
-import { OUTPUT_CONTENT_TYPES } from "./einvoice.ts";
+import { OUTPUT_CONTENT_TYPES } from "./formats.ts";
 import { ApiError } from "./errors.ts";
 import { GenerateRequestSchema, type Invoice } from "./invoice.ts";
 import { negotiate_locale } from "./locales.ts";

@@ -20,6 +20,7 @@ import {
   api_keys,
   type KeyMode,
   type Plan,
+  PLANS,
   type SubscriptionStatus,
 } from "./schema.ts";
 import {
@@ -398,7 +399,7 @@ export async function authenticate_params(
     window_start.getTime() - API_KEY_RATE_WINDOW_SECONDS * 1000,
   );
   const limits = input.rate_limits ??
-    { starter: UNLIMITED, pro: UNLIMITED, team: UNLIMITED };
+    Object.fromEntries(PLANS.map((plan) => [plan, UNLIMITED])) as RateLimits;
   return {
     window_start,
     params: [

@@ -27,6 +27,8 @@ import {
 export const PLANS = ["starter", "pro", "team"] as const;
 /** A plan name. */
 export type Plan = typeof PLANS[number];
+// The plans as an SQL list, for the check constraints.
+const PLAN_LIST = sql.raw(PLANS.map((plan) => `'${plan}'`).join(", "));
 
 /** Subscription states; only "active" accounts may generate. */
 export const SUBSCRIPTION_STATUSES = ["active", "inactive"] as const;
@@ -61,7 +63,7 @@ export const accounts = pgTable("accounts", {
     .defaultNow(),
 }, (t) => [
   check("accounts_email_lower_case", sql`${t.email} = lower(${t.email})`),
-  check("accounts_plan_valid", sql`${t.plan} in ('starter', 'pro', 'team')`),
+  check("accounts_plan_valid", sql`${t.plan} in (${PLAN_LIST})`),
   check(
     "accounts_subscription_status_valid",
     sql`${t.subscription_status} in ('active', 'inactive')`,
@@ -342,6 +344,6 @@ export const upgrade_requests = pgTable("upgrade_requests", {
   ),
   check(
     "upgrade_requests_requested_plan_valid",
-    sql`${t.requested_plan} in ('starter', 'pro', 'team')`,
+    sql`${t.requested_plan} in (${PLAN_LIST})`,
   ),
 ]);

@@ -9,6 +9,7 @@ import {
   KeyModeSchema,
   ListUpgradeRequestsSchema,
   NewPasswordSchema,
+  PLAN_IDS,
   PlanSchema,
   SubscriptionStatusSchema,
 } from "../contract/mod.ts";
@@ -22,12 +23,14 @@ import { ConfigError, load_config } from "./config.ts";
 import { hash_password } from "./dashboard/password.ts";
 import { create_services } from "./services.ts";
 
+const PLAN_CHOICES = PLAN_IDS.join("|");
+
 const USAGE = `Usage: deno task admin <command> [options]
 
 Commands:
-  create-account --email <email> --plan starter|pro|team [--name <name>] [--inactive]
+  create-account --email <email> --plan ${PLAN_CHOICES} [--name <name>] [--inactive]
   get-account <account-id>
-  set-plan <account-id> starter|pro|team
+  set-plan <account-id> ${PLAN_CHOICES}
   set-subscription <account-id> active|inactive
   release-override <account-id>   (Stripe billing: hand plan and status back to Stripe)
   list-keys <account-id>

@@ -17,6 +17,7 @@ import {
   type BillingView,
   type ChangePlanResult,
   type Plan,
+  PLAN_IDS,
   type SubscriptionStatus,
 } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
@@ -105,8 +106,6 @@ export const HANDLED_EVENTS = [
   "invoice.paid",
   "invoice.payment_failed",
 ] as const;
-
-const PLAN_ORDER: Plan[] = ["starter", "pro", "team"];
 
 /**
  * Our subscription status for Stripe's. `past_due` stays active: Stripe is
@@ -402,7 +401,7 @@ export function create_billing(
         );
       }
       if (
-        PLAN_ORDER.indexOf(input.plan) > PLAN_ORDER.indexOf(current_plan)
+        PLAN_IDS.indexOf(input.plan) > PLAN_IDS.indexOf(current_plan)
       ) {
         // Upgrade: the new price at once, the difference invoiced now.
         const updated = await call_stripe((client) =>

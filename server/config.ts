@@ -1,7 +1,11 @@
 /**
  * Configuration from the environment, checked once at start-up.
  */
-import type { Plan, SubscriptionStatus } from "../contract/mod.ts";
+import {
+  type Plan,
+  PLAN_IDS,
+  type SubscriptionStatus,
+} from "../contract/mod.ts";
 import type { StripeConfig } from "./billing.ts";
 import { type AddressRange, parse_trusted_proxies } from "./client_address.ts";
 
@@ -99,13 +103,16 @@ export interface Config {
   mail_from: string;
 }
 
+/** The variable of a plan's Stripe price id: `STRIPE_PRICE_<PLAN>`. */
+export function stripe_price_variable(plan: Plan): string {
+  return `STRIPE_PRICE_${plan.toUpperCase()}`;
+}
+
 const STRIPE_VARIABLES = [
   "STRIPE_SECRET_KEY",
   "STRIPE_WEBHOOK_SECRET",
-  "STRIPE_PRICE_STARTER",
-  "STRIPE_PRICE_PRO",
-  "STRIPE_PRICE_TEAM",
-] as const;
+  ...PLAN_IDS.map(stripe_price_variable),
+];
 
 function parse_stripe(
   get: (name: string) => string | undefined,
@@ -120,7 +127,7 @@ function parse_stripe(
       }`,
     );
   }
-  const [secret_key, webhook_secret, starter, pro, team] = values as string[];
+  const [secret_key, webhook_secret, ...price_ids] = values as string[];
   if (!/^(sk|rk)_(test|live)_/.test(secret_key)) {
     throw new ConfigError(
       "STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…)",
@@ -131,12 +138,15 @@ function parse_stripe(
       "STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret (whsec_…)",
     );
   }
-  for (
-    const [name, price] of [["STARTER", starter], ["PRO", pro], ["TEAM", team]]
-  ) {
-    if (!price.startsWith("price_")) {
+  const prices = Object.fromEntries(
+    PLAN_IDS.map((plan, index) => [plan, price_ids[index]]),
+  ) as Record<Plan, string>;
+  for (const plan of PLAN_IDS) {
+    if (!prices[plan].startsWith("price_")) {
       throw new ConfigError(
-        `STRIPE_PRICE_${name} must be a Stripe price id (price_…), got "${price}"`,
+        `${
+          stripe_price_variable(plan)
+        } must be a Stripe price id (price_…), got "${prices[plan]}"`,
       );
     }
   }
@@ -149,7 +159,7 @@ function parse_stripe(
   return {
     secret_key,
     webhook_secret,
-    prices: { starter, pro, team },
+    prices,
     ...(api_url ? { api_url } : {}),
   };
 }
@@ -419,7 +429,7 @@ export function load_config(
     signup_plan: parse_choice(
       "SIGNUP_PLAN",
       get("SIGNUP_PLAN"),
-      ["starter", "pro", "team"],
+      PLAN_IDS,
       "starter",
     ),
     signup_subscription_status: parse_choice(

@@ -8,7 +8,7 @@
 import {
   CONTRACT_VERSION,
   CONTRACT_VERSION_HEADER,
-  INVOICE_FORMAT_INFO,
+  INVOICE_FORMAT_TABLE,
   INVOICE_FORMATS,
   type InvoiceFormat,
   OUTPUT_CONTENT_TYPES,
@@ -189,7 +189,7 @@ export function complete_responses(
 /** The formats that answer `output`, from the format registry. */
 function formats_answering(output: "pdf" | "xml"): InvoiceFormat[] {
   return INVOICE_FORMATS.filter((format) =>
-    INVOICE_FORMAT_INFO[format].output === output
+    INVOICE_FORMAT_TABLE[format].extension === output
   );
 }
 
@@ -197,7 +197,7 @@ function formats_answering(output: "pdf" | "xml"): InvoiceFormat[] {
 export function generate_success(): Json {
   const listed = (output: "pdf" | "xml") =>
     formats_answering(output).map((format) =>
-      `\`${format}\` (${INVOICE_FORMAT_INFO[format].name})`
+      `\`${format}\` (${INVOICE_FORMAT_TABLE[format].name})`
     ).join(", ");
   return {
     description:

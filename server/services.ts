@@ -9,7 +9,9 @@ import {
   ApiError,
   type ApiKeyRequest,
   type Invoice,
+  INVOICE_FORMAT_TABLE,
   type InvoiceFormat,
+  is_pdf_format,
   type KeyMode,
   type Plan,
   PLANS,
@@ -149,12 +151,8 @@ export function pdf_file_name(
   )
     .replace(/^[._]+|[._]+$/g, "").slice(0, 80);
   return `invoice-${safe || "document"}.${
-    is_pdf_format(format) ? "pdf" : "xml"
+    INVOICE_FORMAT_TABLE[format].extension
   }`;
-}
-
-function is_pdf_format(format: InvoiceFormat): boolean {
-  return format === "pdf" || format === "factur-x";
 }
 
 // An API key from the Authorization header, with the SHA-256 that

@@ -13,8 +13,8 @@
  */
 import {
   DELETED_ACCOUNT_RETENTION,
-  INVOICE_FORMAT_INFO,
-  type InvoiceFormat,
+  INVOICE_FORMAT_TABLE,
+  INVOICE_FORMATS,
   LOGGED_LINK_MARK,
   PASSWORD_LIMITS,
   type Plan,
@@ -206,9 +206,9 @@ function plan_cards(billing: boolean): string {
 
 /** The Try it page's format choices, from the formats' registry. */
 function format_options(): string {
-  return (Object.keys(INVOICE_FORMAT_INFO) as InvoiceFormat[]).map((id) => {
-    const info = INVOICE_FORMAT_INFO[id];
-    return `<option value="${id}" data-output="${info.output}">${
+  return INVOICE_FORMATS.map((id) => {
+    const info = INVOICE_FORMAT_TABLE[id];
+    return `<option value="${id}" data-output="${info.extension}">${
       escape_html(info.name)
     }</option>`;
   }).join("\n              ");

@@ -15,7 +15,7 @@ import type {
   TaxCategory,
 } from "../../contract/invoice_types.ts";
 import { vat_identifier } from "../../contract/tax.ts";
-import { payment_means_code } from "../../contract/einvoice.ts";
+import { payment_means_code } from "../../contract/format_rules.ts";
 import { decimal_from_number, format_decimal } from "../../contract/money.ts";
 
 /** EN 16931 specification identifier (BT-24) of a plain EN 16931 invoice. */

@@ -12,9 +12,11 @@
  */
 import { Buffer } from "node:buffer";
 import {
+  type DocumentContentType,
   FACTUR_X_XML_NAME,
+  INVOICE_FORMAT_TABLE,
   type InvoiceFormat,
-} from "../../contract/einvoice.ts";
+} from "../../contract/formats.ts";
 import type { Invoice } from "../../contract/invoice_types.ts";
 import {
   PREVIEW_MARK,
@@ -53,7 +55,7 @@ export interface DocumentOptions {
 /** A rendered document. */
 export interface RenderedDocument {
   bytes: Uint8Array;
-  content_type: "application/pdf" | "application/xml; charset=utf-8";
+  content_type: DocumentContentType;
 }
 
 /** Name of the XML inside a Factur-X PDF. */
@@ -65,20 +67,14 @@ export function invoice_xml(
   options: DocumentOptions,
 ): string {
   const test = options.test === true || options.preview === true;
-  switch (options.format) {
-    case "factur-x":
-      return write_cii(invoice, { profile: "factur-x", test });
-    case "cii":
-      return write_cii(invoice, { profile: "en16931", test });
-    case "xrechnung-cii":
-      return write_cii(invoice, { profile: "xrechnung", test });
-    case "xrechnung-ubl":
-      return write_ubl(invoice, { profile: "xrechnung", test });
-    case "ubl":
-      return write_ubl(invoice, { profile: "peppol", test });
-    case "pdf":
-      throw new Error("the pdf format has no XML");
+  const format = INVOICE_FORMAT_TABLE[options.format];
+  if (format.syntax === "cii") {
+    return write_cii(invoice, { profile: format.profile, test });
   }
+  if (format.syntax === "ubl") {
+    return write_ubl(invoice, { profile: format.profile, test });
+  }
+  throw new Error(`the ${options.format} format has no XML`);
 }
 
 /** Renders `invoice` in `options.format`. */
@@ -91,16 +87,15 @@ export function render_invoice_document(
     : options.test
     ? TEST_MARK
     : undefined;
-  if (options.format === "pdf") {
+  const format = INVOICE_FORMAT_TABLE[options.format];
+  if (format.syntax === null) {
     return {
       bytes: render_invoice_pdf(invoice, { mark }),
-      content_type: "application/pdf",
+      content_type: format.content_type,
     };
   }
   const xml = new TextEncoder().encode(invoice_xml(invoice, options));
-  if (options.format !== "factur-x") {
-    return { bytes: xml, content_type: "application/xml; charset=utf-8" };
-  }
+  if (!format.pdf) return { bytes: xml, content_type: format.content_type };
   const bytes = render_invoice_pdf(invoice, {
     mark,
     pdfa3: {
@@ -133,7 +128,7 @@ export function render_invoice_document(
       }),
     },
   });
-  return { bytes, content_type: "application/pdf" };
+  return { bytes, content_type: format.content_type };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import {
   CONTRACT_VERSION,
-  INVOICE_FORMAT_INFO,
+  INVOICE_FORMAT_TABLE,
   OUTPUT_CONTENT_TYPES,
 } from "../../contract/mod.ts";
 import { openapi_json } from "../../server/write_openapi.ts";
@@ -163,7 +163,7 @@ Deno.test("the document names the API Ink, carries the contract version, and lis
   assertEquals(document.info.title, "Ink");
   assertEquals(document.info.version, CONTRACT_VERSION);
   const outputs = new Set(
-    Object.values(INVOICE_FORMAT_INFO).map((info) => info.output),
+    Object.values(INVOICE_FORMAT_TABLE).map((info) => info.extension),
   );
   const expected = [...outputs].map((output) => OUTPUT_CONTENT_TYPES[output]);
   const content = document.paths["/generate"].post.responses["200"].content;

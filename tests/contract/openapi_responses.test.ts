@@ -21,7 +21,7 @@ import {
 } from "../helpers/test_server.ts";
 import { corpus_request } from "../fixtures/einvoice_corpus.ts";
 import {
-  INVOICE_FORMAT_INFO,
+  INVOICE_FORMAT_TABLE,
   INVOICE_FORMATS,
   OUTPUT_CONTENT_TYPES,
 } from "../../contract/mod.ts";
@@ -139,7 +139,7 @@ async function generate_calls(server: TestServer): Promise<void> {
     assertEquals(response.status, 200, format);
     assertEquals(
       response.headers.get("content-type"),
-      OUTPUT_CONTENT_TYPES[INVOICE_FORMAT_INFO[format].output],
+      OUTPUT_CONTENT_TYPES[INVOICE_FORMAT_TABLE[format].extension],
       format,
     );
   }

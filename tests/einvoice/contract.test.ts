@@ -1,15 +1,14 @@
 /**
- * What each e-invoice format needs (contract/einvoice.ts), unit by unit:
+ * What each e-invoice format needs (contract/format_rules.ts), unit by unit:
  * the missing fields and their business terms, and electronic addresses.
  */
 import { assertEquals } from "../assert.ts";
+import { ElectronicAddressSchema } from "../../contract/einvoice.ts";
 import {
-  ElectronicAddressSchema,
   format_problems,
   type FormatCheckedInvoice,
-  INVOICE_FORMATS,
-  type InvoiceFormat,
-} from "../../contract/einvoice.ts";
+} from "../../contract/format_rules.ts";
+import { INVOICE_FORMATS, type InvoiceFormat } from "../../contract/formats.ts";
 
 function complete(): FormatCheckedInvoice {
   return {

@@ -8,7 +8,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import type { Invoice } from "../../contract/invoice_types.ts";
 import { InvoiceRequestSchema } from "../../contract/invoice.ts";
-import { INVOICE_FORMATS } from "../../contract/einvoice.ts";
+import { INVOICE_FORMATS } from "../../contract/formats.ts";
 import { RenderPool } from "../../server/render_pool.ts";
 import {
   type DocumentFormat,
@@ -198,10 +198,21 @@ Deno.test("module graphs: a render worker starts without the text layout or zod;
   for (const name of ["npm:harfbuzzjs", "npm:bidi-js", "npm:zod"]) {
     assert(!worker.npm.has(name), `the worker loads ${name} at start`);
   }
-  // Of the contract, only plain data modules (no schemas).
+  // Of the contract, only plain modules: data, the format table and the
+  // format rules the e-invoice writers read (no schemas).
   const contract = [...worker.local].filter((s) => s.includes("/contract/"))
     .map((s) => s.slice(s.indexOf("/contract/") + 1)).sort();
-  assertEquals(contract, ["contract/currencies.ts", "contract/locales.ts"]);
+  assertEquals(contract, [
+    "contract/currencies.ts",
+    "contract/einvoice_codes.ts",
+    "contract/format_rules.ts",
+    "contract/formats.ts",
+    "contract/locales.ts",
+    "contract/money.ts",
+    "contract/peppol_rules.ts",
+    "contract/rec20_units.ts",
+    "contract/tax.ts",
+  ]);
 
   const main = await loaded_at_start("main.ts", { root_dynamic: false });
   assert(main.npm.has("npm:zod"));

@@ -102,7 +102,7 @@ export interface Services {
    * `authenticate_api_key` does, before the body is read. Throws an
    * `ApiError` (401, 403, 429, 503).
    */
-  open_api_key_request(
+  begin_generate_key_check(
     authorization: string | null,
     response: ResponseSink,
   ): Promise<ApiKeyRequest>;

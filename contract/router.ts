@@ -97,7 +97,7 @@ const base = t.procedure.use(async ({ next }) => {
 // so 401, 403 and 429 still come before 400 and the rate limit counts the
 // request.
 const generate_procedure = base.use(async ({ ctx, next }) => {
-  const api_key = await ctx.services.open_api_key_request(
+  const api_key = await ctx.services.begin_generate_key_check(
     ctx.authorization,
     ctx.response,
   );

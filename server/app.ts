@@ -34,7 +34,7 @@ import {
   resolve_client_address,
 } from "./client_address.ts";
 import { type MemoryBudget, RAW_BODY_EXPANSION } from "./memory_budget.ts";
-import type { Metrics } from "./metrics.ts";
+import { type Metrics, REJECTION_CODES } from "./metrics.ts";
 import { owned_bytes } from "./owned_bytes.ts";
 import { build_openapi_document } from "./openapi.ts";
 import { create_docs } from "./docs/mod.ts";
@@ -769,7 +769,10 @@ export function create_app(options: AppOptions): Handler {
     const route_label = route_template(url.pathname);
     options.metrics?.observe_request(route_label, response.status, seconds);
     const error_code = error_codes.get(response);
-    if (error_code === "quota_exceeded" || error_code === "rate_limited") {
+    if (
+      error_code !== undefined &&
+      (REJECTION_CODES as readonly string[]).includes(error_code)
+    ) {
       options.metrics?.count_rejection(error_code);
     }
     options.log?.({

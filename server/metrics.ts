@@ -2,6 +2,17 @@
  * Prometheus metrics in the text exposition format, kept in process memory.
  */
 
+/**
+ * The error codes of requests refused by a limit: the monthly quota, the
+ * test documents' monthly limit, and every rate limit. `rejections_total`
+ * counts each, from zero.
+ */
+export const REJECTION_CODES = [
+  "quota_exceeded",
+  "test_limit_reached",
+  "rate_limited",
+] as const;
+
 const LATENCY_BUCKETS_SECONDS = [
   0.001,
   0.0025,
@@ -131,7 +142,7 @@ export class Metrics {
     histogram.observe(seconds);
   }
 
-  /** Counts a rejection by error code (quota_exceeded, rate_limited, …). */
+  /** Counts a rejection by error code (one of {@link REJECTION_CODES}). */
   count_rejection(code: string): void {
     this.#rejections.set(code, (this.#rejections.get(code) ?? 0) + 1);
   }
@@ -178,7 +189,7 @@ export class Metrics {
       "# HELP rejections_total Requests rejected by limits, by error code.",
       "# TYPE rejections_total counter",
     );
-    for (const code of ["quota_exceeded", "rate_limited"]) {
+    for (const code of REJECTION_CODES) {
       if (!this.#rejections.has(code)) this.#rejections.set(code, 0);
     }
     for (const [code, value] of this.#rejections) {

@@ -10,12 +10,26 @@
  */
 import { ApiError } from "../contract/mod.ts";
 import * as store from "../db/mod.ts";
+import { address_group } from "./client_address.ts";
 
 /** At most `limit` events in any `window_seconds`, counted per `bucket`. */
 export interface RateLimit {
   bucket: string;
   limit: number;
   window_seconds: number;
+}
+
+/**
+ * The bucket of a limit counted per client address, `kind:address[:…]`:
+ * an IPv4 address by itself, an IPv6 address by its /64 (one subscriber's
+ * usual allocation, which it can fill with addresses at will).
+ */
+export function address_bucket(
+  kind: string,
+  address: string,
+  ...rest: string[]
+): string {
+  return [kind, address_group(address), ...rest].join(":");
 }
 
 /**

@@ -55,8 +55,15 @@ export type {
 // After a reservation finds an account's month used up, its requests wait
 // for the quota before rendering for this long (see generate_invoice).
 const NO_EARLY_RENDER_AFTER_EXHAUSTED_MS = 60_000;
-// Bound on that memory; past it, it is forgotten (only costs early renders).
-const EXHAUSTED_MEMORY_LIMIT = 10_000;
+// Bound on that memory (accounts whose month was found used up); past it,
+// it is forgotten (only costs early renders).
+const RECENTLY_EXHAUSTED_LIMIT = 10_000;
+// Bound on the warm keys remembered; past it, they are forgotten (their
+// next request checks the key in its own statement again).
+const WARM_KEYS_LIMIT = 10_000;
+// Bound on the timed-out documents remembered; past it, they and the
+// accounts' timeout counts are forgotten.
+const TIMED_OUT_DOCUMENTS_LIMIT = 10_000;
 // A key that checked out is "warm" this long: its next /generate checks it
 // in the same statement as the charge (one round trip) and may start the
 // render before that statement. A key that fails a check is forgotten.
@@ -214,7 +221,7 @@ export function create_services(
         at.getTime();
   }
 
-  // What open_api_key_request parsed and hashed, for generate_invoice.
+  // What begin_generate_key_check parsed and hashed, for generate_invoice.
   const bearer_keys = new WeakMap<ApiKeyRequest, BearerKey>();
   // SHA-256 of an API key that checked out → its account and mode, until.
   const warm_keys = new Map<
@@ -256,7 +263,7 @@ export function create_services(
 
   function remember_timeout(key: string): void {
     const at = now().getTime();
-    if (timed_out_documents.size >= EXHAUSTED_MEMORY_LIMIT) {
+    if (timed_out_documents.size >= TIMED_OUT_DOCUMENTS_LIMIT) {
       timed_out_documents.clear();
       account_timeouts.clear();
     }
@@ -391,7 +398,7 @@ export function create_services(
       used: reserved.used,
     });
     if (reserved.status === "exhausted") {
-      if (recently_exhausted.size >= EXHAUSTED_MEMORY_LIMIT) {
+      if (recently_exhausted.size >= RECENTLY_EXHAUSTED_LIMIT) {
         recently_exhausted.clear();
       }
       recently_exhausted.set(
@@ -531,7 +538,7 @@ export function create_services(
         { headers: { "Retry-After": String(reset_seconds) } },
       );
     }
-    if (warm_keys.size >= EXHAUSTED_MEMORY_LIMIT) warm_keys.clear();
+    if (warm_keys.size >= WARM_KEYS_LIMIT) warm_keys.clear();
     warm_keys.set(state.key_hash, {
       account_id: result.account.id,
       mode: result.mode,
@@ -672,7 +679,7 @@ export function create_services(
       );
     },
 
-    open_api_key_request(
+    begin_generate_key_check(
       authorization: string | null,
       response: ResponseSink,
     ) {

@@ -11,7 +11,11 @@
 import { ApiError } from "../../contract/mod.ts";
 import * as store from "../../db/mod.ts";
 import type { Mailer } from "../mail.ts";
-import { enforce_rate_limit, take_rate_limit } from "../rate_limit.ts";
+import {
+  address_bucket,
+  enforce_rate_limit,
+  take_rate_limit,
+} from "../rate_limit.ts";
 import { hash_password, type ScryptParams } from "./password.ts";
 
 /** A reset link works for this long. */
@@ -209,7 +213,7 @@ export function create_account_mail(
       const refusal = "Too many password reset requests";
       if (input.client_address) {
         await enforce_rate_limit(database, {
-          bucket: `reset-address:${input.client_address}`,
+          bucket: address_bucket("reset-address", input.client_address),
           limit: PASSWORD_RESET_LIMIT.per_address,
           window_seconds,
           refusal,

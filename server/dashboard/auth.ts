@@ -11,7 +11,11 @@ import {
   type SubscriptionStatus,
 } from "../../contract/mod.ts";
 import * as store from "../../db/mod.ts";
-import { enforce_rate_limit, type RateLimit } from "../rate_limit.ts";
+import {
+  address_bucket,
+  enforce_rate_limit,
+  type RateLimit,
+} from "../rate_limit.ts";
 import {
   hash_password,
   type ScryptParams,
@@ -125,12 +129,12 @@ export function create_password_auth(
     const window_seconds = SIGN_IN_LIMIT.window_seconds;
     const limits: (RateLimit & { refusal: string })[] = client_address
       ? [{
-        bucket: `signin-address:${client_address}`,
+        bucket: address_bucket("signin-address", client_address),
         limit: SIGN_IN_LIMIT.per_address,
         window_seconds,
         refusal: "Too many password attempts from this address",
       }, {
-        bucket: `signin-from:${client_address}:${email}`,
+        bucket: address_bucket("signin-from", client_address, email),
         limit: SIGN_IN_LIMIT.per_email_and_address,
         window_seconds,
         refusal: "Too many password attempts for this e-mail",
@@ -161,7 +165,7 @@ export function create_password_auth(
       }
       if (input.client_address) {
         await enforce_rate_limit(database, {
-          bucket: `signup-address:${input.client_address}`,
+          bucket: address_bucket("signup-address", input.client_address),
           limit: policy.per_address_per_hour ?? SIGN_UP_LIMIT_PER_ADDRESS,
           window_seconds: 3600,
           refusal: "Too many sign-ups from this address",

@@ -4,8 +4,18 @@
  * not get the whole limit again just after it. Driven by an injected clock.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { start_test_server, type TestServer } from "../helpers/test_server.ts";
-import { SIGN_IN_LIMIT } from "../../server/dashboard/auth.ts";
+import {
+  start_test_server,
+  TEST_SCRYPT_PARAMS,
+  type TestServer,
+} from "../helpers/test_server.ts";
+import { open_test_database } from "../helpers/test_database.ts";
+import type { ApiError } from "../../contract/mod.ts";
+import {
+  create_password_auth,
+  DEFAULT_SIGNUP_POLICY,
+  SIGN_IN_LIMIT,
+} from "../../server/dashboard/auth.ts";
 import { PASSWORD_RESET_LIMIT } from "../../server/dashboard/account_mail.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -132,5 +142,38 @@ Deno.test("password reset per e-mail: the limit used at 12:14:50 is not granted 
     assertEquals(passed(after), 0);
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("per-address limits count an IPv6 client by its /64; IPv4 addresses and other /64s apart", async () => {
+  const { database, close } = await open_test_database();
+  try {
+    const auth = create_password_auth(database, {
+      policy: { ...DEFAULT_SIGNUP_POLICY, per_address_per_hour: 2 },
+      now: () => new Date("2030-01-01T12:00:00Z"),
+      scrypt_params: TEST_SCRYPT_PARAMS,
+    });
+    const sign_up = async (client_address: string) => {
+      try {
+        await auth.new_account({
+          email: unique_email("v6"),
+          password: PASSWORD,
+          client_address,
+        });
+        return 200;
+      } catch (error) {
+        return (error as ApiError).status;
+      }
+    };
+    // One subscriber's /64, written three ways.
+    assertEquals(await sign_up("2001:db8:1:2::1"), 200);
+    assertEquals(await sign_up("2001:db8:1:2:ffff:0:0:2"), 200);
+    assertEquals(await sign_up("2001:0db8:0001:0002::3"), 429);
+    // The next /64, and IPv4 addresses, count apart.
+    assertEquals(await sign_up("2001:db8:1:3::1"), 200);
+    assertEquals(await sign_up("192.0.2.1"), 200);
+    assertEquals(await sign_up("192.0.2.2"), 200);
+  } finally {
+    await close();
   }
 });

@@ -190,6 +190,10 @@ Deno.test("test documents: 1,000 a month per account, all formats together; then
       assertMatch(error.message, /at most 1000 documents a month/);
       assertMatch(error.message, /reset on 2030-06-01/);
     }
+    // Refusals by a limit, counted as the quota's and the rate limits' are.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assertMatch(metrics, /rejections_total\{code="test_limit_reached"\} 2/);
+    assertMatch(metrics, /rejections_total\{code="quota_exceeded"\} 0/);
     assertEquals(
       await test_documents(database, account_id, "2030-05"),
       TEST_DOCUMENTS_PER_MONTH,

@@ -1,16 +1,16 @@
 /**
- * The HTTP pipeline: request id, security headers, body limit, routing to
- * `/generate` (binary PDF), the REST face (trpc-to-openapi), `/trpc`, the
- * OpenAPI document and health checks, with one error shape for every failure.
+ * The HTTP layer: a chain of small steps (`http/steps.ts`: client address,
+ * metrics and log, request id, security and contract headers, CORS, errors,
+ * memory lease) around a route table: `/generate` (the document itself), `/trpc`,
+ * the OpenAPI document, health checks, metrics, the Stripe webhook, the
+ * docs, the dashboard and the REST face (`http/rest_face.ts`), with one
+ * error shape for every failure.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import {
   ApiError,
   app_router,
-  CONTRACT_VERSION,
-  CONTRACT_VERSION_HEADER,
   create_caller,
   type InvoiceRequest,
   type Principal,
@@ -28,13 +28,31 @@ import {
   read_checked_json,
   read_json_body,
 } from "./body.ts";
+import type { AddressRange } from "./client_address.ts";
+import { create_rest_face } from "./http/rest_face.ts";
 import {
-  address_group,
-  type AddressRange,
-  resolve_client_address,
-} from "./client_address.ts";
+  content_disposition,
+  error_code_of,
+  error_response,
+  json_response,
+  log_fault,
+  with_error_headers,
+} from "./http/responses.ts";
+import { type Route, route } from "./http/routes.ts";
+import {
+  chain,
+  client_address_step,
+  contract_headers_step,
+  cors_step,
+  errors_step,
+  type Exchange,
+  memory_lease_step,
+  observe_step,
+  request_id_step,
+  security_headers_step,
+} from "./http/steps.ts";
 import { type MemoryBudget, RAW_BODY_EXPANSION } from "./memory_budget.ts";
-import { type Metrics, REJECTION_CODES } from "./metrics.ts";
+import type { Metrics } from "./metrics.ts";
 import { owned_bytes } from "./owned_bytes.ts";
 import { build_openapi_document } from "./openapi.ts";
 import { create_docs } from "./docs/mod.ts";
@@ -99,53 +117,8 @@ export type Handler = (
   info?: { remoteAddr: Deno.Addr },
 ) => Promise<Response>;
 
-const SECURITY_HEADERS: Record<string, string> = {
-  "X-Content-Type-Options": "nosniff",
-  "X-Frame-Options": "DENY",
-  "Referrer-Policy": "no-referrer",
-  "Cross-Origin-Opener-Policy": "same-origin",
-  "Cross-Origin-Resource-Policy": "same-origin",
-  "Content-Security-Policy":
-    "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
-};
-
-const EXPOSED_HEADERS = [
-  "Content-Disposition",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
-  "Retry-After",
-  "X-Quota-Limit",
-  "X-Quota-Remaining",
-  "X-Quota-Reset",
-  "X-Request-Id",
-  "Idempotent-Replayed",
-  CONTRACT_VERSION_HEADER,
-].join(", ");
-
 // What `/generate` answers to; HEAD (a GET without body) is not among them.
 const GENERATE_ALLOW = "POST, OPTIONS";
-
-const PREFLIGHT_HEADERS = {
-  "Access-Control-Allow-Methods": "POST, GET, OPTIONS",
-  "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Request-Id",
-  "Access-Control-Max-Age": "600",
-};
-
-// trpc-to-openapi reads `request.signal`; ours never aborts mid-procedure.
-const never_aborted = new AbortController().signal;
-
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
-
-// The client address of each request: the TCP peer, or behind a trusted
-// proxy the right-most untrusted X-Forwarded-For hop (clients forge the rest).
-const client_addresses = new WeakMap<Request, string>();
-
-// The context of each request, so the request log can name the account.
-const request_contexts = new WeakMap<Request, ServiceContext>();
-
-// The error code of each error answer, for logs and metrics.
-const error_codes = new WeakMap<Response, string>();
 
 /**
  * A tRPC batch may not carry `auth.*` calls: each sign-up or sign-in costs a
@@ -206,111 +179,6 @@ function bearer_matches(request: Request, token: string): boolean {
   return timingSafeEqual(digest(match[1]), digest(token));
 }
 
-function error_response(error: ApiError, headers?: Headers): Response {
-  const merged = new Headers(headers);
-  for (const [name, value] of Object.entries(error.headers)) {
-    merged.set(name, value);
-  }
-  merged.set("Content-Type", "application/json; charset=utf-8");
-  merged.delete("Content-Disposition");
-  const response = new Response(JSON.stringify(error.to_body()), {
-    status: error.status,
-    headers: merged,
-  });
-  error_codes.set(response, error.code);
-  return response;
-}
-
-/**
- * The response headers with those the thrown errors ask for (`Retry-After`
- * on every 429 and 503, `Allow`), as the REST face's answers carry them.
- */
-function with_error_headers(headers: Headers, errors: unknown[]): Headers {
-  if (errors.length === 0) return headers;
-  const merged = new Headers(headers);
-  for (const error of errors) {
-    for (const [name, value] of Object.entries(to_api_error(error).headers)) {
-      merged.set(name, value);
-    }
-  }
-  return merged;
-}
-
-function json_response(
-  body: unknown,
-  init: { status?: number; headers?: Headers } = {},
-): Response {
-  const headers = new Headers(init.headers);
-  headers.set("Content-Type", "application/json; charset=utf-8");
-  return new Response(JSON.stringify(body), {
-    status: init.status ?? 200,
-    headers,
-  });
-}
-
-function content_disposition(file_name: string): string {
-  return `attachment; filename="${file_name}"; filename*=UTF-8''${
-    encodeURIComponent(file_name)
-  }`;
-}
-
-/** A low-cardinality route label for metrics: never a raw path with ids. */
-function route_template(path: string): string {
-  if (path.startsWith("/trpc/")) return "/trpc";
-  for (
-    const fixed of [
-      "/generate",
-      "/openapi.json",
-      "/docs",
-      "/healthz",
-      "/readyz",
-      "/metrics",
-      "/billing/stripe/webhook",
-    ]
-  ) {
-    if (path === fixed) return fixed;
-  }
-  if (path.startsWith("/docs/")) return "/docs";
-  if (path.startsWith("/admin/")) return "/admin";
-  if (path.startsWith("/account/")) return "/account";
-  if (path.startsWith("/dashboard") || path.startsWith("/assets/")) {
-    return "/dashboard";
-  }
-  return "other";
-}
-
-const HTTP_METHODS = new Set(["get", "put", "post", "delete", "patch"]);
-
-/** Path patterns of the OpenAPI document with the methods each serves. */
-function method_table(
-  document: Record<string, unknown>,
-): { pattern: RegExp; methods: string[] }[] {
-  const paths = (document.paths ?? {}) as Record<string, object>;
-  return Object.entries(paths).map(([template, item]) => ({
-    pattern: new RegExp(
-      `^${
-        template.split(/\{[^}]+\}/).map((part) =>
-          part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-        ).join("[^/]+")
-      }/?$`,
-    ),
-    methods: Object.keys(item).filter((key) => HTTP_METHODS.has(key))
-      .map((method) => method.toUpperCase()),
-  }));
-}
-
-/**
- * A request that carries no body at all (no `Content-Type`, nothing to
- * read): action endpoints such as `POST /admin/keys/{id}/revoke` take their
- * input from the path alone, as `curl -X POST` sends them.
- */
-function is_bodyless(request: Request): boolean {
-  if (request.headers.has("content-type")) return false;
-  const length = request.headers.get("content-length");
-  if (length !== null) return length.trim() === "0";
-  return request.body === null;
-}
-
 /** Creates the request handler. */
 export function create_app(options: AppOptions): Handler {
   const body_limits: BodyLimits = {
@@ -322,33 +190,11 @@ export function create_app(options: AppOptions): Handler {
   const serve_docs = create_docs();
   const openapi_document = build_openapi_document();
   const openapi_body = JSON.stringify(openapi_document);
-  const path_methods = method_table(openapi_document);
-
-  /** The methods the REST face serves on a path (empty: no such path). */
-  function allowed_methods(path: string): string[] {
-    for (const { pattern, methods } of path_methods) {
-      if (pattern.test(path)) return methods;
-    }
-    return [];
-  }
-  // The node handler answers errors in its own shape; we keep the thrown
-  // error per request and answer in ours.
-  const rest_errors = new WeakMap<ServiceContext, unknown>();
-  type RequestLike = { service_context: ServiceContext };
-  // deno-lint-ignore no-explicit-any
-  const rest_handler: any = createOpenApiNodeHttpHandler({
-    router: app_router,
-    createContext: ({ req }: { req: RequestLike }) => req.service_context,
-    responseMeta: ({ ctx }: { ctx?: ServiceContext }) => ({
-      status: ctx?.response.status,
-      headers: ctx ? Object.fromEntries(ctx.response.headers) : {},
-    }),
-    onError: ({ error, req }: { error: unknown; req: RequestLike }) => {
-      log_fault(error);
-      rest_errors.set(req.service_context, error);
-    },
-    // deno-lint-ignore no-explicit-any
-  } as any);
+  const rest = create_rest_face({
+    openapi_document,
+    context_for: (exchange, admin_path) =>
+      context_for(exchange, false, admin_path),
+  });
 
   /** True when the request carries the operator's admin token. */
   function has_admin_token(request: Request): boolean {
@@ -363,17 +209,17 @@ export function create_app(options: AppOptions): Handler {
   }
 
   async function context_for(
-    request: Request,
+    exchange: Exchange,
     binary_pdf: boolean,
-    limits: BodyLimits,
     admin_path = false,
   ): Promise<ServiceContext> {
+    const { request } = exchange;
     const session = (await options.resolve_session?.(request)) ?? null;
     // A session is known before any body is read, and so is the admin token
     // on the REST face's admin paths (whose bodies are read before the
     // procedure runs); an API key or the admin token over tRPC once the
     // procedure checked it (`credentials_checked`).
-    const lease = limits.lease;
+    const lease = exchange.limits.lease;
     if (session || (admin_path && has_admin_token(request))) lease?.known();
     const response: ResponseSink = {
       headers: new Headers(),
@@ -387,19 +233,17 @@ export function create_app(options: AppOptions): Handler {
       binary_pdf,
       origin: options.public_url ?? new URL(request.url).origin,
       accept_language: request.headers.get("accept-language"),
-      client_address: client_addresses.get(request),
+      client_address: exchange.client_address,
       credentials_checked: () => lease?.known(),
       response,
       services: options.services,
     };
-    request_contexts.set(request, ctx);
+    exchange.service_context = ctx;
     return ctx;
   }
 
-  async function generate(
-    request: Request,
-    limits: BodyLimits,
-  ): Promise<Response> {
+  async function generate(exchange: Exchange): Promise<Response> {
+    const { request, limits } = exchange;
     if (request.method === "OPTIONS") {
       // Not a CORS preflight (those are answered before routing): say what
       // this endpoint accepts.
@@ -414,7 +258,7 @@ export function create_app(options: AppOptions): Handler {
         headers: { Allow: GENERATE_ALLOW },
       });
     }
-    const ctx = await context_for(request, true, limits);
+    const ctx = await context_for(exchange, true);
     // Read when the procedure parses its input, after the key checked out:
     // a request with a bad key gets its 401 without a byte of body held.
     const body = when_awaited(() => read_json_body(request, limits));
@@ -438,14 +282,11 @@ export function create_app(options: AppOptions): Handler {
     }
   }
 
-  async function trpc(
-    request: Request,
-    url: URL,
-    limits: BodyLimits,
-  ): Promise<Response> {
+  async function trpc(exchange: Exchange): Promise<Response> {
+    const { request, url, limits } = exchange;
     refuse_auth_batches(url);
     check_query_input(request, url);
-    const ctx = await context_for(request, false, limits);
+    const ctx = await context_for(exchange, false);
     // The same body checks as every JSON entry point, made when a procedure
     // asks for its input (after its credentials middleware); it gets the
     // checked text in a fresh Request, whose signal is not the connection's
@@ -502,102 +343,11 @@ export function create_app(options: AppOptions): Handler {
     return response;
   }
 
-  async function rest(
-    request: Request,
-    url: URL,
-    limits: BodyLimits,
-  ): Promise<Response> {
-    const ctx = await context_for(
-      request,
-      false,
-      limits,
-      url.pathname.startsWith("/admin/"),
-    );
-    let body: unknown = undefined;
-    let headers = request.headers;
-    if (
-      request.method !== "GET" && request.method !== "HEAD" &&
-      request.method !== "DELETE"
-    ) {
-      if (is_bodyless(request)) {
-        // No body is an empty input: the path alone, validated as usual.
-        body = {};
-        headers = new Headers(request.headers);
-        headers.set("Content-Type", "application/json");
-      } else {
-        body = await read_json_body(request, limits);
-      }
-    }
-    // trpc-to-openapi's node handler takes a request-like object; a proxy of
-    // the real Request with the already-parsed body keeps the limits ours.
-    const request_like = new Proxy(request, {
-      get(target, property) {
-        if (property === "url") return url.toString();
-        if (property === "body") return body;
-        if (property === "service_context") return ctx;
-        if (property === "signal") return never_aborted;
-        if (property === "headers") return headers;
-        const value = Reflect.get(target, property, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-      has(target, property) {
-        return property === "body" || Reflect.has(target, property);
-      },
-    });
-    let not_found = false;
-    const response = await new Promise<Response>((resolve) => {
-      let status = 200;
-      const headers = new Headers();
-      const response_like = {
-        setHeader(name: string, value: string | string[]) {
-          if (typeof value === "string") headers.set(name, value);
-          else for (const item of value) headers.append(name, item);
-        },
-        get statusCode() {
-          return status;
-        },
-        set statusCode(code: number) {
-          status = code;
-        },
-        end(text?: string) {
-          resolve(new Response(text ?? null, { status, headers }));
-        },
-      };
-      const no_route = () => {
-        not_found = true;
-        resolve(new Response(null, { status: 404 }));
-      };
-      rest_handler(request_like, response_like, no_route).catch(
-        (error: unknown) => {
-          rest_errors.set(ctx, error);
-          resolve(new Response(null, { status: 500 }));
-        },
-      );
-    });
-    if (response.status < 400 && !rest_errors.has(ctx)) return response;
-    const allowed = not_found ? allowed_methods(url.pathname) : [];
-    const error = allowed.length > 0
-      ? new ApiError(
-        "method_not_allowed",
-        `${request.method} is not allowed on ${url.pathname}; use ${
-          allowed.join(" or ")
-        }`,
-        { headers: { Allow: allowed.join(", ") } },
-      )
-      : not_found
-      ? new ApiError(
-        "not_found",
-        `No endpoint ${request.method} ${url.pathname}`,
-      )
-      : rest_errors.get(ctx);
-    return error_response(to_api_error(error), ctx.response.headers);
-  }
-
   async function stripe_webhook(
-    request: Request,
+    exchange: Exchange,
     handle: NonNullable<AppOptions["stripe_webhook"]>,
-    limits: BodyLimits,
   ): Promise<Response> {
+    const { request, limits } = exchange;
     if (request.method !== "POST") {
       throw new ApiError(
         "method_not_allowed",
@@ -618,173 +368,111 @@ export function create_app(options: AppOptions): Handler {
     return json_response(outcome);
   }
 
-  function log_fault(error: unknown): void {
-    const api_error = to_api_error(error);
-    if (api_error.status >= 500 && api_error.code !== "unavailable") {
-      console.error(
-        "internal error:",
-        (api_error.cause as Error)?.stack ?? api_error.cause,
+  function metrics(exchange: Exchange, metrics: Metrics): Response {
+    if (
+      options.metrics_token &&
+      !bearer_matches(exchange.request, options.metrics_token)
+    ) {
+      throw new ApiError(
+        "unauthorized",
+        "/metrics needs `Authorization: Bearer <METRICS_TOKEN>`",
+        { headers: { "WWW-Authenticate": 'Bearer realm="metrics"' } },
       );
+    }
+    return new Response(metrics.render(), {
+      headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" },
+    });
+  }
+
+  async function readyz(): Promise<Response> {
+    try {
+      await options.check_ready?.();
+      return json_response({ status: "ready" });
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      throw new ApiError("unavailable", "The database is not reachable", {
+        headers: { "Retry-After": "5" },
+      });
     }
   }
 
-  async function route(
-    request: Request,
-    url: URL,
-    limits: BodyLimits,
-  ): Promise<Response> {
-    const path = url.pathname;
-    if (path === "/generate" || path === "/generate/") {
-      return await generate(request, limits);
-    }
-    if (path.startsWith("/trpc/")) return await trpc(request, url, limits);
-    if (path === "/openapi.json" && request.method === "GET") {
-      return new Response(openapi_body, {
-        headers: { "Content-Type": "application/json; charset=utf-8" },
-      });
-    }
-    if (path === "/billing/stripe/webhook" && options.stripe_webhook) {
-      return await stripe_webhook(request, options.stripe_webhook, limits);
-    }
-    if (path === "/healthz") return json_response({ status: "ok" });
-    if (path === "/metrics" && options.metrics) {
-      if (
-        options.metrics_token &&
-        !bearer_matches(request, options.metrics_token)
-      ) {
-        throw new ApiError(
-          "unauthorized",
-          "/metrics needs `Authorization: Bearer <METRICS_TOKEN>`",
-          { headers: { "WWW-Authenticate": 'Bearer realm="metrics"' } },
-        );
-      }
-      return new Response(options.metrics.render(), {
-        headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" },
-      });
-    }
-    if (path === "/readyz") {
-      try {
-        await options.check_ready?.();
-        return json_response({ status: "ready" });
-      } catch (error) {
-        if (error instanceof ApiError) throw error;
-        throw new ApiError("unavailable", "The database is not reachable", {
-          headers: { "Retry-After": "5" },
-        });
-      }
-    }
-    if (path === "/docs" || path.startsWith("/docs/")) {
-      const docs = await serve_docs(request, url);
-      if (docs) return docs;
-    }
-    const page = await options.serve_dashboard?.(request, url);
-    if (page) return page;
-    const response = await rest(request, url, limits);
+  /** The REST face; a person who followed a bad link gets a page, not JSON. */
+  async function rest_or_page(exchange: Exchange): Promise<Response> {
+    const response = await rest(exchange);
+    const path = exchange.url.pathname;
     const api_path = path.startsWith("/admin/") || path.startsWith("/account/");
     if (
       !api_path && response.status === 404 &&
-      error_codes.get(response) === "not_found"
+      error_code_of(response) === "not_found"
     ) {
-      // A person who followed a bad link gets a page, not raw JSON.
-      return options.not_found_page?.(request) ?? response;
+      return options.not_found_page?.(exchange.request) ?? response;
     }
     return response;
   }
 
-  /** The origin to echo in CORS headers, when the API is open to it. */
-  function allowed_origin(request: Request, path: string): string | undefined {
-    const origin = request.headers.get("origin");
-    const origins = options.cors_origins ?? [];
-    if (!origin || origins.length === 0) return undefined;
-    if (path !== "/generate" && !path.startsWith("/trpc/")) return undefined;
-    if (origins.includes("*")) return "*";
-    return origins.includes(origin) ? origin : undefined;
-  }
+  // The route table, in order: the first route whose path matches and
+  // whose handler answers (docs and dashboard may pass) serves the request.
+  const routes: Route[] = [
+    {
+      path: (path) => path === "/generate" || path === "/generate/",
+      handle: generate,
+    },
+    { path: (path) => path.startsWith("/trpc/"), handle: trpc },
+    {
+      path: (path) => path === "/openapi.json",
+      method: "GET",
+      handle: () =>
+        new Response(openapi_body, {
+          headers: { "Content-Type": "application/json; charset=utf-8" },
+        }),
+    },
+    {
+      path: (path) =>
+        path === "/billing/stripe/webhook" && !!options.stripe_webhook,
+      handle: (exchange) => stripe_webhook(exchange, options.stripe_webhook!),
+    },
+    {
+      path: (path) => path === "/healthz",
+      handle: () => json_response({ status: "ok" }),
+    },
+    {
+      path: (path) => path === "/metrics" && !!options.metrics,
+      handle: (exchange) => metrics(exchange, options.metrics!),
+    },
+    { path: (path) => path === "/readyz", handle: readyz },
+    {
+      path: (path) => path === "/docs" || path.startsWith("/docs/"),
+      handle: ({ request, url }) => serve_docs(request, url),
+    },
+    {
+      path: () => options.serve_dashboard !== undefined,
+      handle: ({ request, url }) => options.serve_dashboard!(request, url),
+    },
+    { path: () => true, handle: rest_or_page },
+  ];
 
-  return async function handle(
+  const handle_exchange = chain([
+    client_address_step(options.trusted_proxies ?? []),
+    observe_step({ metrics: options.metrics, log: options.log }),
+    request_id_step,
+    security_headers_step,
+    contract_headers_step,
+    cors_step(options.cors_origins ?? []),
+    errors_step,
+    memory_lease_step(options.memory_budget),
+  ], (exchange) => route(routes, exchange));
+
+  return function handle(
     request: Request,
     info?: { remoteAddr: Deno.Addr },
   ): Promise<Response> {
-    const started = performance.now();
-    if (info?.remoteAddr && "hostname" in info.remoteAddr) {
-      client_addresses.set(
-        request,
-        resolve_client_address(
-          info.remoteAddr.hostname,
-          request.headers.get("x-forwarded-for"),
-          { trusted_proxies: options.trusted_proxies ?? [] },
-        ),
-      );
-    }
-    const incoming_id = request.headers.get("x-request-id");
-    const request_id = incoming_id && REQUEST_ID_PATTERN.test(incoming_id)
-      ? incoming_id
-      : crypto.randomUUID();
-    let response: Response;
-    // Parsed once: routing, CORS, metrics and the log all need the path.
-    const url = new URL(request.url);
-    const cors_origin = allowed_origin(request, url.pathname);
-    // Anonymous until the request's credentials check out.
-    const lease = options.memory_budget?.anonymous_lease(
-      address_group(client_addresses.get(request) ?? ""),
-    );
-    try {
-      response = cors_origin && request.method === "OPTIONS"
-        ? new Response(null, { status: 204, headers: PREFLIGHT_HEADERS })
-        : await route(
-          request,
-          url,
-          lease ? { ...body_limits, lease } : body_limits,
-        );
-    } catch (error) {
-      log_fault(error);
-      response = error_response(to_api_error(error));
-    } finally {
-      // Handed to the HTTP server: a body still arriving for an answered
-      // request is cancelled at its next chunk.
-      lease?.release();
-    }
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
-      if (!response.headers.has(name)) response.headers.set(name, value);
-    }
-    response.headers.set(CONTRACT_VERSION_HEADER, CONTRACT_VERSION);
-    if (
-      response.status === 401 && !response.headers.has("WWW-Authenticate")
-    ) {
-      // RFC 6750: the challenge, and whether a token was sent and refused.
-      response.headers.set(
-        "WWW-Authenticate",
-        request.headers.has("authorization")
-          ? 'Bearer error="invalid_token"'
-          : "Bearer",
-      );
-    }
-    response.headers.set("X-Request-Id", request_id);
-    if (cors_origin) {
-      response.headers.set("Access-Control-Allow-Origin", cors_origin);
-      response.headers.set("Access-Control-Expose-Headers", EXPOSED_HEADERS);
-      response.headers.append("Vary", "Origin");
-    }
-    const seconds = (performance.now() - started) / 1000;
-    const route_label = route_template(url.pathname);
-    options.metrics?.observe_request(route_label, response.status, seconds);
-    const error_code = error_codes.get(response);
-    if (
-      error_code !== undefined &&
-      (REJECTION_CODES as readonly string[]).includes(error_code)
-    ) {
-      options.metrics?.count_rejection(error_code);
-    }
-    options.log?.({
-      time: new Date().toISOString(),
-      request_id,
-      method: request.method,
-      path: url.pathname,
-      status: response.status,
-      account_id: request_contexts.get(request)?.response.account_id ?? null,
-      ...(error_code ? { error: error_code } : {}),
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    return handle_exchange({
+      request,
+      url: new URL(request.url),
+      peer: info?.remoteAddr && "hostname" in info.remoteAddr
+        ? info.remoteAddr.hostname
+        : undefined,
+      limits: body_limits,
     });
-    return response;
   };
 }

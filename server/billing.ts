@@ -194,341 +194,422 @@ function unavailable(error: unknown): ApiError {
   );
 }
 
+/** What the billing operations share: the database, Stripe, the clock. */
+interface BillingCore {
+  database: store.Database;
+  options: BillingOptions;
+  stripe: () => Promise<Stripe>;
+  now: () => Date;
+  /** The plan of each configured price id. */
+  plan_of_price: Map<string, Plan>;
+}
+
+async function call_stripe<T>(
+  core: BillingCore,
+  operation: (client: Stripe) => Promise<T>,
+): Promise<T> {
+  try {
+    return await operation(await core.stripe());
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw unavailable(error);
+  }
+}
+
+/** Applies a subscription's current state to the account it belongs to. */
+async function apply_subscription(
+  core: BillingCore,
+  subscription: Stripe.Subscription,
+  hint_account_id?: string,
+): Promise<void> {
+  const customer_id = id_of(subscription.customer);
+  if (!customer_id) return;
+  let record = await store.find_billing_by_customer(core.database, customer_id);
+  const account_id = record?.account_id ?? hint_account_id ??
+    subscription.metadata?.account_id;
+  if (!account_id || !await store.get_account(core.database, account_id)) {
+    console.error(
+      `billing: subscription ${subscription.id} of customer ${customer_id} belongs to no account; ignored`,
+    );
+    return;
+  }
+  record ??= await store.link_stripe_customer(core.database, {
+    account_id,
+    stripe_customer_id: customer_id,
+  });
+  if (record.stripe_customer_id !== customer_id) return;
+  // A newer subscription of the account wins over an older, ended one.
+  if (
+    record.stripe_subscription_id &&
+    record.stripe_subscription_id !== subscription.id &&
+    !["active", "trialing", "past_due", "unpaid"].includes(
+      subscription.status,
+    )
+  ) return;
+  const item = subscription.items.data[0];
+  const price_id = item?.price?.id ?? null;
+  const plan = price_id ? core.plan_of_price.get(price_id) : undefined;
+  if (price_id && !plan) {
+    console.error(
+      `billing: price ${price_id} is none of the configured STRIPE_PRICE_* ids; plan left unchanged`,
+    );
+  }
+  const period_end = item?.current_period_end;
+  const pending = subscription.schedule && record.pending_plan !== plan
+    ? record.pending_plan
+    : null;
+  await store.apply_subscription_state(core.database, {
+    account_id: record.account_id,
+    stripe_subscription_id: subscription.id,
+    stripe_status: subscription.status,
+    stripe_price_id: price_id,
+    current_period_end: period_end ? new Date(period_end * 1000) : null,
+    cancel_at_period_end: subscription.cancel_at_period_end ?? false,
+    pending_plan: pending,
+    plan,
+    subscription_status: subscription_status_of(subscription.status),
+  });
+}
+
+async function refresh_subscription(
+  core: BillingCore,
+  subscription_id: string,
+  hint_account_id?: string,
+): Promise<void> {
+  const subscription = await (await core.stripe()).subscriptions.retrieve(
+    subscription_id,
+  );
+  await apply_subscription(core, subscription, hint_account_id);
+}
+
+function subscription_of_invoice(invoice: Stripe.Invoice): string | null {
+  return id_of(invoice.parent?.subscription_details?.subscription);
+}
+
+async function handle_event(
+  core: BillingCore,
+  event: Stripe.Event,
+): Promise<void> {
+  switch (event.type) {
+    case "checkout.session.completed": {
+      const session = event.data.object;
+      if (session.mode !== "subscription") return;
+      const account_id = session.client_reference_id ??
+        session.metadata?.account_id ?? undefined;
+      const customer_id = id_of(session.customer);
+      if (account_id && customer_id) {
+        if (await store.get_account(core.database, account_id)) {
+          await store.link_stripe_customer(core.database, {
+            account_id,
+            stripe_customer_id: customer_id,
+          });
+        }
+      }
+      const subscription_id = id_of(session.subscription);
+      if (subscription_id) {
+        await refresh_subscription(core, subscription_id, account_id);
+      }
+      return;
+    }
+    case "customer.subscription.created":
+    case "customer.subscription.updated":
+    case "customer.subscription.deleted":
+      await refresh_subscription(core, event.data.object.id);
+      return;
+    case "invoice.paid":
+    case "invoice.payment_failed": {
+      const subscription_id = subscription_of_invoice(event.data.object);
+      if (subscription_id) await refresh_subscription(core, subscription_id);
+      return;
+    }
+  }
+}
+
+async function require_record(
+  core: BillingCore,
+  account_id: string,
+): Promise<store.BillingRecord> {
+  const record = await store.get_billing(core.database, account_id);
+  if (!record) {
+    throw new ApiError(
+      "not_found",
+      "This account has no billing yet; choose a plan to subscribe first",
+    );
+  }
+  return record;
+}
+
+/** A new subscription: Stripe Checkout, for the customer on record if any. */
+async function start_checkout(
+  core: BillingCore,
+  account: { id: string; email: string },
+  input: { plan: Plan; base_url: string },
+  record: store.BillingRecord | undefined,
+): Promise<ChangePlanResult> {
+  const price = core.options.stripe.prices[input.plan];
+  const session = await call_stripe(
+    core,
+    (client) =>
+      client.checkout.sessions.create({
+        mode: "subscription",
+        line_items: [{ price, quantity: 1 }],
+        client_reference_id: account.id,
+        metadata: { account_id: account.id },
+        subscription_data: { metadata: { account_id: account.id } },
+        ...(record
+          ? { customer: record.stripe_customer_id }
+          : { customer_email: account.email }),
+        success_url:
+          `${input.base_url}/dashboard/usage?billing=success&session_id={CHECKOUT_SESSION_ID}`,
+        cancel_url: `${input.base_url}/dashboard/usage?billing=canceled`,
+      }),
+  );
+  if (!session.url) throw unavailable(new Error("no Checkout URL"));
+  return {
+    action: "checkout",
+    url: session.url,
+    plan: input.plan,
+    effective_at: null,
+  };
+}
+
+/** A downgrade, scheduled for the end of the period paid for. */
+async function schedule_downgrade(
+  core: BillingCore,
+  account_id: string,
+  change: {
+    subscription_id: string;
+    current_price: string;
+    price: string;
+    plan: Plan;
+  },
+): Promise<ChangePlanResult> {
+  const schedule = await call_stripe(
+    core,
+    (client) =>
+      client.subscriptionSchedules.create({
+        from_subscription: change.subscription_id,
+      }),
+  );
+  const phase = schedule.phases[0];
+  await call_stripe(
+    core,
+    (client) =>
+      client.subscriptionSchedules.update(schedule.id, {
+        end_behavior: "release",
+        phases: [
+          {
+            items: [{ price: change.current_price, quantity: 1 }],
+            start_date: phase.start_date,
+            end_date: phase.end_date,
+          },
+          {
+            items: [{ price: change.price, quantity: 1 }],
+            proration_behavior: "none",
+            duration: { interval: "month", interval_count: 1 },
+          },
+        ],
+      }),
+  );
+  await store.set_pending_plan(core.database, account_id, change.plan);
+  return {
+    action: "downgrade_scheduled",
+    url: null,
+    plan: change.plan,
+    effective_at: new Date(phase.end_date * 1000).toISOString(),
+  };
+}
+
+/** Starts Checkout, or changes the live subscription's plan. */
+async function change_plan(
+  core: BillingCore,
+  account: { id: string; email: string; plan: Plan },
+  input: { plan: Plan; base_url: string },
+): Promise<ChangePlanResult> {
+  const record = await store.get_billing(core.database, account.id);
+  const price = core.options.stripe.prices[input.plan];
+  const live = record?.stripe_subscription_id &&
+    !["canceled", "incomplete_expired"].includes(
+      record.stripe_status ?? "",
+    );
+  if (!record || !live) {
+    return await start_checkout(core, account, input, record);
+  }
+  const subscription = await call_stripe(
+    core,
+    (client) => client.subscriptions.retrieve(record.stripe_subscription_id!),
+  );
+  const item = subscription.items.data[0];
+  const current_plan = core.plan_of_price.get(item?.price?.id ?? "") ??
+    account.plan;
+  const schedule_id = id_of(subscription.schedule);
+  if (current_plan === input.plan) {
+    // Choosing the current plan again cancels a scheduled downgrade.
+    if (schedule_id && record.pending_plan) {
+      await call_stripe(
+        core,
+        (client) => client.subscriptionSchedules.release(schedule_id),
+      );
+      await store.set_pending_plan(core.database, account.id, null);
+    }
+    return {
+      action: "unchanged",
+      url: null,
+      plan: input.plan,
+      effective_at: null,
+    };
+  }
+  if (schedule_id) {
+    await call_stripe(
+      core,
+      (client) => client.subscriptionSchedules.release(schedule_id),
+    );
+  }
+  if (
+    PLAN_IDS.indexOf(input.plan) > PLAN_IDS.indexOf(current_plan)
+  ) {
+    // Upgrade: the new price at once, the difference invoiced now.
+    const updated = await call_stripe(
+      core,
+      (client) =>
+        client.subscriptions.update(subscription.id, {
+          items: [{ id: item.id, price }],
+          proration_behavior: "always_invoice",
+          cancel_at_period_end: false,
+        }),
+    );
+    await store.set_pending_plan(core.database, account.id, null);
+    await apply_subscription(core, updated, account.id);
+    return {
+      action: "upgraded",
+      url: null,
+      plan: input.plan,
+      effective_at: null,
+    };
+  }
+  // Downgrade: the customer keeps what they paid for until the period ends.
+  return await schedule_downgrade(core, account.id, {
+    subscription_id: subscription.id,
+    current_price: item.price.id,
+    price,
+    plan: input.plan,
+  });
+}
+
+/** Checks a webhook delivery's signature and acts on its event once. */
+async function handle_webhook(
+  core: BillingCore,
+  raw_body: Uint8Array,
+  signature: string | null,
+): ReturnType<Billing["handle_webhook"]> {
+  if (!signature) {
+    throw new ApiError(
+      "invalid_request",
+      "Missing Stripe-Signature header",
+    );
+  }
+  let event: Stripe.Event;
+  try {
+    event = await (await core.stripe()).webhooks.constructEventAsync(
+      raw_body,
+      signature,
+      core.options.stripe.webhook_secret,
+      core.options.webhook_tolerance_seconds ?? 300,
+      undefined,
+      core.now().getTime(), // milliseconds, despite the parameter's name
+    );
+  } catch (error) {
+    throw new ApiError(
+      "invalid_request",
+      `Stripe webhook signature rejected: ${
+        error instanceof Error ? error.message.split("\n")[0] : "invalid"
+      }`,
+    );
+  }
+  // Stripe's check bounds only the age; a signature dated ahead would
+  // stay replayable until long after it was made.
+  const signed_at = signature_timestamp(signature);
+  if (
+    !Number.isFinite(signed_at) ||
+    signed_at - core.now().getTime() / 1000 > WEBHOOK_FUTURE_TOLERANCE_SECONDS
+  ) {
+    throw new ApiError(
+      "invalid_request",
+      `Stripe webhook signature rejected: timestamp more than ${WEBHOOK_FUTURE_TOLERANCE_SECONDS} seconds in the future`,
+    );
+  }
+  if (!(HANDLED_EVENTS as readonly string[]).includes(event.type)) {
+    return { received: true, ignored: "unhandled_type" };
+  }
+  const first = await store.record_stripe_event(core.database, {
+    id: event.id,
+    type: event.type,
+    received_at: core.now(),
+  });
+  if (!first) return { received: true, ignored: "duplicate" };
+  try {
+    await handle_event(core, event);
+  } catch (error) {
+    // Forget it, so Stripe's retry of this delivery is handled anew.
+    await store.forget_stripe_event(core.database, event.id).catch(() => {});
+    throw error instanceof ApiError ? error : unavailable(error);
+  }
+  return { received: true };
+}
+
 /** Creates the billing operations over Stripe's API and the database. */
 export function create_billing(
   database: store.Database,
   options: BillingOptions,
 ): Billing {
   let client: Promise<Stripe> | undefined;
-  const stripe = (): Promise<Stripe> =>
-    client ??= stripe_client(options.stripe);
-  const now = options.now ?? (() => new Date());
-  const plan_of_price = new Map(
-    (Object.entries(options.stripe.prices) as [Plan, string][]).map((
-      [plan, price],
-    ) => [price, plan]),
-  );
-
-  async function call_stripe<T>(
-    operation: (client: Stripe) => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await operation(await stripe());
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-      throw unavailable(error);
-    }
-  }
-
-  /** Applies a subscription's current state to the account it belongs to. */
-  async function apply_subscription(
-    subscription: Stripe.Subscription,
-    hint_account_id?: string,
-  ): Promise<void> {
-    const customer_id = id_of(subscription.customer);
-    if (!customer_id) return;
-    let record = await store.find_billing_by_customer(database, customer_id);
-    const account_id = record?.account_id ?? hint_account_id ??
-      subscription.metadata?.account_id;
-    if (!account_id || !await store.get_account(database, account_id)) {
-      console.error(
-        `billing: subscription ${subscription.id} of customer ${customer_id} belongs to no account; ignored`,
-      );
-      return;
-    }
-    record ??= await store.link_stripe_customer(database, {
-      account_id,
-      stripe_customer_id: customer_id,
-    });
-    if (record.stripe_customer_id !== customer_id) return;
-    // A newer subscription of the account wins over an older, ended one.
-    if (
-      record.stripe_subscription_id &&
-      record.stripe_subscription_id !== subscription.id &&
-      !["active", "trialing", "past_due", "unpaid"].includes(
-        subscription.status,
-      )
-    ) return;
-    const item = subscription.items.data[0];
-    const price_id = item?.price?.id ?? null;
-    const plan = price_id ? plan_of_price.get(price_id) : undefined;
-    if (price_id && !plan) {
-      console.error(
-        `billing: price ${price_id} is none of the configured STRIPE_PRICE_* ids; plan left unchanged`,
-      );
-    }
-    const period_end = item?.current_period_end;
-    const pending = subscription.schedule && record.pending_plan !== plan
-      ? record.pending_plan
-      : null;
-    await store.apply_subscription_state(database, {
-      account_id: record.account_id,
-      stripe_subscription_id: subscription.id,
-      stripe_status: subscription.status,
-      stripe_price_id: price_id,
-      current_period_end: period_end ? new Date(period_end * 1000) : null,
-      cancel_at_period_end: subscription.cancel_at_period_end ?? false,
-      pending_plan: pending,
-      plan,
-      subscription_status: subscription_status_of(subscription.status),
-    });
-  }
-
-  async function refresh_subscription(
-    subscription_id: string,
-    hint_account_id?: string,
-  ): Promise<void> {
-    const subscription = await (await stripe()).subscriptions.retrieve(
-      subscription_id,
-    );
-    await apply_subscription(subscription, hint_account_id);
-  }
-
-  function subscription_of_invoice(invoice: Stripe.Invoice): string | null {
-    return id_of(invoice.parent?.subscription_details?.subscription);
-  }
-
-  async function handle_event(event: Stripe.Event): Promise<void> {
-    switch (event.type) {
-      case "checkout.session.completed": {
-        const session = event.data.object;
-        if (session.mode !== "subscription") return;
-        const account_id = session.client_reference_id ??
-          session.metadata?.account_id ?? undefined;
-        const customer_id = id_of(session.customer);
-        if (account_id && customer_id) {
-          if (await store.get_account(database, account_id)) {
-            await store.link_stripe_customer(database, {
-              account_id,
-              stripe_customer_id: customer_id,
-            });
-          }
-        }
-        const subscription_id = id_of(session.subscription);
-        if (subscription_id) {
-          await refresh_subscription(subscription_id, account_id);
-        }
-        return;
-      }
-      case "customer.subscription.created":
-      case "customer.subscription.updated":
-      case "customer.subscription.deleted":
-        await refresh_subscription(event.data.object.id);
-        return;
-      case "invoice.paid":
-      case "invoice.payment_failed": {
-        const subscription_id = subscription_of_invoice(event.data.object);
-        if (subscription_id) await refresh_subscription(subscription_id);
-        return;
-      }
-    }
-  }
-
-  async function require_record(
-    account_id: string,
-  ): Promise<store.BillingRecord> {
-    const record = await store.get_billing(database, account_id);
-    if (!record) {
-      throw new ApiError(
-        "not_found",
-        "This account has no billing yet; choose a plan to subscribe first",
-      );
-    }
-    return record;
-  }
+  const core: BillingCore = {
+    database,
+    options,
+    stripe: () => client ??= stripe_client(options.stripe),
+    now: options.now ?? (() => new Date()),
+    plan_of_price: new Map(
+      (Object.entries(options.stripe.prices) as [Plan, string][]).map((
+        [plan, price],
+      ) => [price, plan]),
+    ),
+  };
 
   return {
     async state(account_id) {
-      return billing_view(await store.get_billing(database, account_id), true);
+      return billing_view(
+        await store.get_billing(core.database, account_id),
+        true,
+      );
     },
 
-    async change_plan(account, input) {
-      const record = await store.get_billing(database, account.id);
-      const price = options.stripe.prices[input.plan];
-      const live = record?.stripe_subscription_id &&
-        !["canceled", "incomplete_expired"].includes(
-          record.stripe_status ?? "",
-        );
-      if (!record || !live) {
-        const session = await call_stripe((client) =>
-          client.checkout.sessions.create({
-            mode: "subscription",
-            line_items: [{ price, quantity: 1 }],
-            client_reference_id: account.id,
-            metadata: { account_id: account.id },
-            subscription_data: { metadata: { account_id: account.id } },
-            ...(record
-              ? { customer: record.stripe_customer_id }
-              : { customer_email: account.email }),
-            success_url:
-              `${input.base_url}/dashboard/usage?billing=success&session_id={CHECKOUT_SESSION_ID}`,
-            cancel_url: `${input.base_url}/dashboard/usage?billing=canceled`,
-          })
-        );
-        if (!session.url) throw unavailable(new Error("no Checkout URL"));
-        return {
-          action: "checkout",
-          url: session.url,
-          plan: input.plan,
-          effective_at: null,
-        };
-      }
-      const subscription = await call_stripe((client) =>
-        client.subscriptions.retrieve(record.stripe_subscription_id!)
-      );
-      const item = subscription.items.data[0];
-      const current_plan = plan_of_price.get(item?.price?.id ?? "") ??
-        account.plan;
-      const schedule_id = id_of(subscription.schedule);
-      if (current_plan === input.plan) {
-        // Choosing the current plan again cancels a scheduled downgrade.
-        if (schedule_id && record.pending_plan) {
-          await call_stripe((client) =>
-            client.subscriptionSchedules.release(schedule_id)
-          );
-          await store.set_pending_plan(database, account.id, null);
-        }
-        return {
-          action: "unchanged",
-          url: null,
-          plan: input.plan,
-          effective_at: null,
-        };
-      }
-      if (schedule_id) {
-        await call_stripe((client) =>
-          client.subscriptionSchedules.release(schedule_id)
-        );
-      }
-      if (
-        PLAN_IDS.indexOf(input.plan) > PLAN_IDS.indexOf(current_plan)
-      ) {
-        // Upgrade: the new price at once, the difference invoiced now.
-        const updated = await call_stripe((client) =>
-          client.subscriptions.update(subscription.id, {
-            items: [{ id: item.id, price }],
-            proration_behavior: "always_invoice",
-            cancel_at_period_end: false,
-          })
-        );
-        await store.set_pending_plan(database, account.id, null);
-        await apply_subscription(updated, account.id);
-        return {
-          action: "upgraded",
-          url: null,
-          plan: input.plan,
-          effective_at: null,
-        };
-      }
-      // Downgrade: the customer keeps what they paid for until the period ends.
-      const schedule = await call_stripe((client) =>
-        client.subscriptionSchedules.create({
-          from_subscription: subscription.id,
-        })
-      );
-      const phase = schedule.phases[0];
-      await call_stripe((client) =>
-        client.subscriptionSchedules.update(schedule.id, {
-          end_behavior: "release",
-          phases: [
-            {
-              items: [{ price: item.price.id, quantity: 1 }],
-              start_date: phase.start_date,
-              end_date: phase.end_date,
-            },
-            {
-              items: [{ price, quantity: 1 }],
-              proration_behavior: "none",
-              duration: { interval: "month", interval_count: 1 },
-            },
-          ],
-        })
-      );
-      await store.set_pending_plan(database, account.id, input.plan);
-      return {
-        action: "downgrade_scheduled",
-        url: null,
-        plan: input.plan,
-        effective_at: new Date(phase.end_date * 1000).toISOString(),
-      };
-    },
+    change_plan: (account, input) => change_plan(core, account, input),
 
     async portal(account_id, base_url) {
-      const record = await require_record(account_id);
-      const session = await call_stripe((client) =>
-        client.billingPortal.sessions.create({
-          customer: record.stripe_customer_id,
-          return_url: `${base_url}/dashboard/usage`,
-        })
+      const record = await require_record(core, account_id);
+      const session = await call_stripe(
+        core,
+        (client) =>
+          client.billingPortal.sessions.create({
+            customer: record.stripe_customer_id,
+            return_url: `${base_url}/dashboard/usage`,
+          }),
       );
       return { url: session.url };
     },
 
-    async handle_webhook(raw_body, signature) {
-      if (!signature) {
-        throw new ApiError(
-          "invalid_request",
-          "Missing Stripe-Signature header",
-        );
-      }
-      let event: Stripe.Event;
-      try {
-        event = await (await stripe()).webhooks.constructEventAsync(
-          raw_body,
-          signature,
-          options.stripe.webhook_secret,
-          options.webhook_tolerance_seconds ?? 300,
-          undefined,
-          now().getTime(), // milliseconds, despite the parameter's name
-        );
-      } catch (error) {
-        throw new ApiError(
-          "invalid_request",
-          `Stripe webhook signature rejected: ${
-            error instanceof Error ? error.message.split("\n")[0] : "invalid"
-          }`,
-        );
-      }
-      // Stripe's check bounds only the age; a signature dated ahead would
-      // stay replayable until long after it was made.
-      const signed_at = signature_timestamp(signature);
-      if (
-        !Number.isFinite(signed_at) ||
-        signed_at - now().getTime() / 1000 > WEBHOOK_FUTURE_TOLERANCE_SECONDS
-      ) {
-        throw new ApiError(
-          "invalid_request",
-          `Stripe webhook signature rejected: timestamp more than ${WEBHOOK_FUTURE_TOLERANCE_SECONDS} seconds in the future`,
-        );
-      }
-      if (!(HANDLED_EVENTS as readonly string[]).includes(event.type)) {
-        return { received: true, ignored: "unhandled_type" };
-      }
-      const first = await store.record_stripe_event(database, {
-        id: event.id,
-        type: event.type,
-        received_at: now(),
-      });
-      if (!first) return { received: true, ignored: "duplicate" };
-      try {
-        await handle_event(event);
-      } catch (error) {
-        // Forget it, so Stripe's retry of this delivery is handled anew.
-        await store.forget_stripe_event(database, event.id).catch(() => {});
-        throw error instanceof ApiError ? error : unavailable(error);
-      }
-      return { received: true };
-    },
+    handle_webhook: (raw_body, signature) =>
+      handle_webhook(core, raw_body, signature),
 
     async cancel_for_deletion(account_id) {
-      const record = await store.get_billing(database, account_id);
+      const record = await store.get_billing(core.database, account_id);
       const subscription_id = record?.stripe_subscription_id;
       if (
         !subscription_id || ENDED_STATUSES.includes(record.stripe_status ?? "")
       ) {
         return { canceled: false };
       }
-      await call_stripe(async (client) => {
+      await call_stripe(core, async (client) => {
         try {
           await client.subscriptions.cancel(subscription_id, {
             invoice_now: false,
@@ -549,15 +630,21 @@ export function create_billing(
 
     async set_override(account_id, operator_override) {
       await store.set_operator_override(
-        database,
+        core.database,
         account_id,
         operator_override,
       );
       if (operator_override) return;
-      const record = await store.get_billing(database, account_id);
+      const record = await store.get_billing(core.database, account_id);
       if (record?.stripe_subscription_id) {
-        await call_stripe(() =>
-          refresh_subscription(record.stripe_subscription_id!, account_id)
+        await call_stripe(
+          core,
+          () =>
+            refresh_subscription(
+              core,
+              record.stripe_subscription_id!,
+              account_id,
+            ),
         );
       }
     },

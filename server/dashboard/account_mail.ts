@@ -111,6 +111,307 @@ export interface AccountMailOptions {
   scrypt_params?: ScryptParams;
 }
 
+/** What the mail flows share: the database, the options, background sends. */
+interface MailCore {
+  database: store.Database;
+  options: AccountMailOptions;
+  /** Runs a send in the background; `idle` waits for it. */
+  in_background(task: () => Promise<void>): void;
+  /** The full link to a dashboard page. */
+  page(path: string): string;
+  /** The full link to a dashboard page carrying a token. */
+  link(path: string, token: string): string;
+}
+
+async function used_token(
+  core: MailCore,
+  token: string,
+  purpose: "password_reset" | "verify_email",
+): Promise<{ account: store.Account; used: store.UsedAccountToken }> {
+  const { database, options } = core;
+  const used = await store.use_account_token(database, {
+    token,
+    // A verification link confirms a sign-up's address or an address change.
+    purpose: purpose === "verify_email"
+      ? ["verify_email", "change_email"]
+      : purpose,
+    now: options.now(),
+  });
+  const account = used
+    ? await store.get_account(database, used.account_id)
+    : undefined;
+  if (!used || !account) {
+    const what = purpose === "password_reset"
+      ? "This password reset link is invalid, used or expired; ask for a new one"
+      : "This verification link is invalid, used or expired; sign in and ask for a new one";
+    throw new ApiError("invalid_request", what, {
+      details: [{ path: "token", message: "is invalid, used or expired" }],
+    });
+  }
+  return { account, used };
+}
+
+/** Moves the account to the address the link reached; tells the old one. */
+async function complete_email_change(
+  core: MailCore,
+  account: store.Account,
+  new_email: string,
+): Promise<store.Account> {
+  const { database, options, in_background } = core;
+  const outcome = await store.change_account_email(database, {
+    account_id: account.id,
+    from: account.email,
+    to: new_email,
+  });
+  if (outcome !== "changed") {
+    // Only the holder of `new_email`'s mailbox sees this.
+    throw new ApiError(
+      "conflict",
+      outcome === "taken"
+        ? "Another account started using this address meanwhile; the address was not changed"
+        : "The account's address changed meanwhile; this link no longer applies",
+    );
+  }
+  const support = options.support_email
+    ? `contact ${options.support_email} at once`
+    : "reply to the operator of this service at once";
+  in_background(() =>
+    options.mailer.send({
+      to: account.email,
+      subject: "The e-mail address of your Ink account was changed",
+      text: [
+        `The Ink account that used ${account.email} now uses ${new_email}.`,
+        "The change was confirmed from a link mailed to the new address.",
+        "",
+        "Mail about the account (password resets included) now goes to the new address.",
+        `If you did not ask for this, ${support}: someone may know your password.`,
+      ].join("\n"),
+    })
+  );
+  return (await store.get_account(database, account.id)) ?? account;
+}
+
+type MailOperation = Exclude<keyof AccountMail, "delivery" | "idle">;
+
+// The flows, each a function of the shared core.
+const mail_operations: {
+  [K in MailOperation]: (
+    core: MailCore,
+    ...args: Parameters<AccountMail[K]>
+  ) => ReturnType<AccountMail[K]>;
+} = {
+  async request_password_reset(core, input) {
+    const { database, options, in_background, link } = core;
+    const email = store.normalize_email(input.email);
+    const now = options.now();
+    const window_seconds = PASSWORD_RESET_LIMIT.window_seconds;
+    const refusal = "Too many password reset requests";
+    if (input.client_address) {
+      await enforce_rate_limit(database, {
+        bucket: address_bucket("reset-address", input.client_address),
+        limit: PASSWORD_RESET_LIMIT.per_address,
+        window_seconds,
+        refusal,
+      }, now);
+    }
+    await enforce_rate_limit(database, {
+      bucket: `reset:${email}`,
+      limit: PASSWORD_RESET_LIMIT.per_email,
+      window_seconds,
+      refusal,
+    }, now);
+    const account = await store.find_account_by_email(database, email);
+    if (!account) return;
+    in_background(async () => {
+      const token = await store.create_account_token(database, {
+        account_id: account.id,
+        email: account.email,
+        purpose: "password_reset",
+        ttl_seconds: PASSWORD_RESET_TTL_SECONDS,
+        now: options.now(),
+      });
+      await options.mailer.send({
+        to: account.email,
+        subject: "Reset your Ink password",
+        link: link("/reset-password", token),
+        text: [
+          `Someone (hopefully you) asked to reset the password of the Ink account ${account.email}.`,
+          "",
+          "Choose a new password here (the link works once, for one hour):",
+          link("/reset-password", token),
+          "",
+          "If you did not ask for this, ignore this mail: your password stays as it is.",
+        ].join("\n"),
+      });
+    });
+  },
+
+  async reset_password(core, input) {
+    const { database, options } = core;
+    const { account } = await used_token(core, input.token, "password_reset");
+    const password_hash = await hash_password(
+      input.password,
+      options.scrypt_params,
+    );
+    const updated = await store.update_account(database, account.id, {
+      password_hash,
+    });
+    // Other reset links die with this one; every signed-in device is
+    // signed out (whoever knew the old password). Receiving the link
+    // also proves the address.
+    await store.delete_account_tokens(database, {
+      account_id: account.id,
+      purpose: "password_reset",
+    });
+    await store.delete_account_sessions(database, account.id);
+    await store.set_email_verified(database, account.id);
+    return updated ?? account;
+  },
+
+  send_verification(core, account) {
+    const { database, options, in_background, link } = core;
+    in_background(async () => {
+      const token = await store.create_account_token(database, {
+        account_id: account.id,
+        email: account.email,
+        purpose: "verify_email",
+        ttl_seconds: VERIFY_EMAIL_TTL_SECONDS,
+        now: options.now(),
+      });
+      await options.mailer.send({
+        to: account.email,
+        subject: "Confirm your e-mail address for Ink",
+        link: link("/verify-email", token),
+        text: [
+          `Welcome to Ink. Please confirm that ${account.email} is your address:`,
+          link("/verify-email", token),
+          "",
+          "The link works once, for 48 hours. Until then you can use the dashboard and test keys; live API keys need a confirmed address.",
+          "",
+          "If you did not create an Ink account, ignore this mail.",
+        ].join("\n"),
+      });
+    });
+  },
+
+  notify_sign_up_attempt(core, input) {
+    const { database, options, in_background, page } = core;
+    in_background(async () => {
+      const email = store.normalize_email(input.email);
+      const taken = await take_rate_limit(database, {
+        bucket: `signup-notice:${email}`,
+        limit: SIGN_UP_NOTICE_LIMIT.per_email,
+        window_seconds: SIGN_UP_NOTICE_LIMIT.window_seconds,
+      }, options.now());
+      if (!taken.allowed) return;
+      const account = await store.find_account_by_email(database, email);
+      if (!account) return;
+      await options.mailer.send({
+        to: account.email,
+        subject: "Someone tried to sign up for Ink with your address",
+        text: [
+          `Someone (perhaps you) tried to create a new Ink account with ${account.email}, which already has an account. No new account was created and nothing was changed.`,
+          "",
+          "To use your account, sign in:",
+          page("/signin"),
+          "",
+          "If you forgot your password, choose a new one here:",
+          page("/forgot-password"),
+          "",
+          "If it was not you, ignore this mail: your account is safe as it is.",
+        ].join("\n"),
+      });
+    });
+  },
+
+  async verify_email(core, input) {
+    const { database } = core;
+    const { account, used } = await used_token(
+      core,
+      input.token,
+      "verify_email",
+    );
+    if (used.purpose === "change_email" && used.new_email) {
+      return await complete_email_change(core, account, used.new_email);
+    }
+    await store.set_email_verified(database, account.id);
+    return account;
+  },
+
+  async request_email_change(core, input) {
+    const { database, options, in_background, link } = core;
+    const { account } = input;
+    await enforce_rate_limit(database, {
+      bucket: `change-email:${account.id}`,
+      limit: CHANGE_EMAIL_LIMIT.per_account,
+      window_seconds: CHANGE_EMAIL_LIMIT.window_seconds,
+      refusal: "Too many address changes",
+    }, options.now());
+    const new_email = store.normalize_email(input.new_email);
+    // Only the latest request's link works.
+    await store.delete_account_tokens(database, {
+      account_id: account.id,
+      purpose: "change_email",
+    });
+    const owner = await store.find_account_by_email(database, new_email);
+    if (owner) {
+      // The answer is the same either way; the address's owner learns of it.
+      in_background(() =>
+        options.mailer.send({
+          to: owner.email,
+          subject: "Someone tried to move an Ink account to your address",
+          text: [
+            `Someone asked to change the address of another Ink account to ${owner.email}.`,
+            "Your address already belongs to your own Ink account, so nothing was changed, and your account is untouched.",
+            "",
+            "If this was you, sign in with this address instead, or choose another address for the other account.",
+          ].join("\n"),
+        })
+      );
+      return;
+    }
+    in_background(async () => {
+      const token = await store.create_account_token(database, {
+        account_id: account.id,
+        email: account.email,
+        new_email,
+        purpose: "change_email",
+        ttl_seconds: CHANGE_EMAIL_TTL_SECONDS,
+        now: options.now(),
+      });
+      await options.mailer.send({
+        to: new_email,
+        subject: "Confirm your new e-mail address for Ink",
+        link: link("/confirm-email-change", token),
+        text: [
+          `Please confirm that ${new_email} should become the address of the Ink account ${account.email}:`,
+          link("/confirm-email-change", token),
+          "",
+          `The link works once, for 24 hours. Until it is opened, the account keeps using ${account.email}.`,
+          "",
+          "If you did not ask for this, ignore this mail: nothing changes.",
+        ].join("\n"),
+      });
+    });
+  },
+
+  send_goodbye(core, email) {
+    const { options, in_background } = core;
+    in_background(() =>
+      options.mailer.send({
+        to: email,
+        subject: "Your Ink account was deleted",
+        text: [
+          `The Ink account ${email} was deleted, as asked from its dashboard.`,
+          "Its API keys no longer work, and its keys, sessions and usage history are gone.",
+          "",
+          "Thank you for using Ink. You are welcome to sign up again at any time.",
+        ].join("\n"),
+      })
+    );
+  },
+};
+
 /** Creates the reset and verification flows. */
 export function create_account_mail(
   database: store.Database,
@@ -123,289 +424,31 @@ export function create_account_mail(
         "mail: sending failed:",
         error instanceof Error ? error.message : error,
       ));
-
-  function in_background(task: () => Promise<void>): void {
-    const running = task().catch(on_error).finally(() =>
-      pending.delete(running)
-    );
-    pending.add(running);
-  }
-
-  function page(path: string): string {
-    return `${options.link_origin()}${path}`;
-  }
-
-  function link(path: string, token: string) {
-    return `${page(path)}?token=${encodeURIComponent(token)}`;
-  }
-
-  async function used_token(
-    token: string,
-    purpose: "password_reset" | "verify_email",
-  ): Promise<{ account: store.Account; used: store.UsedAccountToken }> {
-    const used = await store.use_account_token(database, {
-      token,
-      // A verification link confirms a sign-up's address or an address change.
-      purpose: purpose === "verify_email"
-        ? ["verify_email", "change_email"]
-        : purpose,
-      now: options.now(),
-    });
-    const account = used
-      ? await store.get_account(database, used.account_id)
-      : undefined;
-    if (!used || !account) {
-      const what = purpose === "password_reset"
-        ? "This password reset link is invalid, used or expired; ask for a new one"
-        : "This verification link is invalid, used or expired; sign in and ask for a new one";
-      throw new ApiError("invalid_request", what, {
-        details: [{ path: "token", message: "is invalid, used or expired" }],
-      });
-    }
-    return { account, used };
-  }
-
-  /** Moves the account to the address the link reached; tells the old one. */
-  async function complete_email_change(
-    account: store.Account,
-    new_email: string,
-  ): Promise<store.Account> {
-    const outcome = await store.change_account_email(database, {
-      account_id: account.id,
-      from: account.email,
-      to: new_email,
-    });
-    if (outcome !== "changed") {
-      // Only the holder of `new_email`'s mailbox sees this.
-      throw new ApiError(
-        "conflict",
-        outcome === "taken"
-          ? "Another account started using this address meanwhile; the address was not changed"
-          : "The account's address changed meanwhile; this link no longer applies",
+  const page = (path: string) => `${options.link_origin()}${path}`;
+  const core: MailCore = {
+    database,
+    options,
+    in_background(task) {
+      const running = task().catch(on_error).finally(() =>
+        pending.delete(running)
       );
-    }
-    const support = options.support_email
-      ? `contact ${options.support_email} at once`
-      : "reply to the operator of this service at once";
-    in_background(() =>
-      options.mailer.send({
-        to: account.email,
-        subject: "The e-mail address of your Ink account was changed",
-        text: [
-          `The Ink account that used ${account.email} now uses ${new_email}.`,
-          "The change was confirmed from a link mailed to the new address.",
-          "",
-          "Mail about the account (password resets included) now goes to the new address.",
-          `If you did not ask for this, ${support}: someone may know your password.`,
-        ].join("\n"),
-      })
-    );
-    return (await store.get_account(database, account.id)) ?? account;
-  }
-
+      pending.add(running);
+    },
+    page,
+    link: (path, token) => `${page(path)}?token=${encodeURIComponent(token)}`,
+  };
+  const m = mail_operations;
   return {
     delivery: options.mailer.kind,
-
-    async request_password_reset(input) {
-      const email = store.normalize_email(input.email);
-      const now = options.now();
-      const window_seconds = PASSWORD_RESET_LIMIT.window_seconds;
-      const refusal = "Too many password reset requests";
-      if (input.client_address) {
-        await enforce_rate_limit(database, {
-          bucket: address_bucket("reset-address", input.client_address),
-          limit: PASSWORD_RESET_LIMIT.per_address,
-          window_seconds,
-          refusal,
-        }, now);
-      }
-      await enforce_rate_limit(database, {
-        bucket: `reset:${email}`,
-        limit: PASSWORD_RESET_LIMIT.per_email,
-        window_seconds,
-        refusal,
-      }, now);
-      const account = await store.find_account_by_email(database, email);
-      if (!account) return;
-      in_background(async () => {
-        const token = await store.create_account_token(database, {
-          account_id: account.id,
-          email: account.email,
-          purpose: "password_reset",
-          ttl_seconds: PASSWORD_RESET_TTL_SECONDS,
-          now: options.now(),
-        });
-        await options.mailer.send({
-          to: account.email,
-          subject: "Reset your Ink password",
-          link: link("/reset-password", token),
-          text: [
-            `Someone (hopefully you) asked to reset the password of the Ink account ${account.email}.`,
-            "",
-            "Choose a new password here (the link works once, for one hour):",
-            link("/reset-password", token),
-            "",
-            "If you did not ask for this, ignore this mail: your password stays as it is.",
-          ].join("\n"),
-        });
-      });
-    },
-
-    async reset_password(input) {
-      const { account } = await used_token(input.token, "password_reset");
-      const password_hash = await hash_password(
-        input.password,
-        options.scrypt_params,
-      );
-      const updated = await store.update_account(database, account.id, {
-        password_hash,
-      });
-      // Other reset links die with this one; every signed-in device is
-      // signed out (whoever knew the old password). Receiving the link
-      // also proves the address.
-      await store.delete_account_tokens(database, {
-        account_id: account.id,
-        purpose: "password_reset",
-      });
-      await store.delete_account_sessions(database, account.id);
-      await store.set_email_verified(database, account.id);
-      return updated ?? account;
-    },
-
-    send_verification(account) {
-      in_background(async () => {
-        const token = await store.create_account_token(database, {
-          account_id: account.id,
-          email: account.email,
-          purpose: "verify_email",
-          ttl_seconds: VERIFY_EMAIL_TTL_SECONDS,
-          now: options.now(),
-        });
-        await options.mailer.send({
-          to: account.email,
-          subject: "Confirm your e-mail address for Ink",
-          link: link("/verify-email", token),
-          text: [
-            `Welcome to Ink. Please confirm that ${account.email} is your address:`,
-            link("/verify-email", token),
-            "",
-            "The link works once, for 48 hours. Until then you can use the dashboard and test keys; live API keys need a confirmed address.",
-            "",
-            "If you did not create an Ink account, ignore this mail.",
-          ].join("\n"),
-        });
-      });
-    },
-
-    notify_sign_up_attempt(input) {
-      in_background(async () => {
-        const email = store.normalize_email(input.email);
-        const taken = await take_rate_limit(database, {
-          bucket: `signup-notice:${email}`,
-          limit: SIGN_UP_NOTICE_LIMIT.per_email,
-          window_seconds: SIGN_UP_NOTICE_LIMIT.window_seconds,
-        }, options.now());
-        if (!taken.allowed) return;
-        const account = await store.find_account_by_email(database, email);
-        if (!account) return;
-        await options.mailer.send({
-          to: account.email,
-          subject: "Someone tried to sign up for Ink with your address",
-          text: [
-            `Someone (perhaps you) tried to create a new Ink account with ${account.email}, which already has an account. No new account was created and nothing was changed.`,
-            "",
-            "To use your account, sign in:",
-            page("/signin"),
-            "",
-            "If you forgot your password, choose a new one here:",
-            page("/forgot-password"),
-            "",
-            "If it was not you, ignore this mail: your account is safe as it is.",
-          ].join("\n"),
-        });
-      });
-    },
-
-    async verify_email(input) {
-      const { account, used } = await used_token(input.token, "verify_email");
-      if (used.purpose === "change_email" && used.new_email) {
-        return await complete_email_change(account, used.new_email);
-      }
-      await store.set_email_verified(database, account.id);
-      return account;
-    },
-
-    async request_email_change(input) {
-      const { account } = input;
-      await enforce_rate_limit(database, {
-        bucket: `change-email:${account.id}`,
-        limit: CHANGE_EMAIL_LIMIT.per_account,
-        window_seconds: CHANGE_EMAIL_LIMIT.window_seconds,
-        refusal: "Too many address changes",
-      }, options.now());
-      const new_email = store.normalize_email(input.new_email);
-      // Only the latest request's link works.
-      await store.delete_account_tokens(database, {
-        account_id: account.id,
-        purpose: "change_email",
-      });
-      const owner = await store.find_account_by_email(database, new_email);
-      if (owner) {
-        // The answer is the same either way; the address's owner learns of it.
-        in_background(() =>
-          options.mailer.send({
-            to: owner.email,
-            subject: "Someone tried to move an Ink account to your address",
-            text: [
-              `Someone asked to change the address of another Ink account to ${owner.email}.`,
-              "Your address already belongs to your own Ink account, so nothing was changed, and your account is untouched.",
-              "",
-              "If this was you, sign in with this address instead, or choose another address for the other account.",
-            ].join("\n"),
-          })
-        );
-        return;
-      }
-      in_background(async () => {
-        const token = await store.create_account_token(database, {
-          account_id: account.id,
-          email: account.email,
-          new_email,
-          purpose: "change_email",
-          ttl_seconds: CHANGE_EMAIL_TTL_SECONDS,
-          now: options.now(),
-        });
-        await options.mailer.send({
-          to: new_email,
-          subject: "Confirm your new e-mail address for Ink",
-          link: link("/confirm-email-change", token),
-          text: [
-            `Please confirm that ${new_email} should become the address of the Ink account ${account.email}:`,
-            link("/confirm-email-change", token),
-            "",
-            `The link works once, for 24 hours. Until it is opened, the account keeps using ${account.email}.`,
-            "",
-            "If you did not ask for this, ignore this mail: nothing changes.",
-          ].join("\n"),
-        });
-      });
-    },
-
-    send_goodbye(email) {
-      in_background(() =>
-        options.mailer.send({
-          to: email,
-          subject: "Your Ink account was deleted",
-          text: [
-            `The Ink account ${email} was deleted, as asked from its dashboard.`,
-            "Its API keys no longer work, and its keys, sessions and usage history are gone.",
-            "",
-            "Thank you for using Ink. You are welcome to sign up again at any time.",
-          ].join("\n"),
-        })
-      );
-    },
-
+    request_password_reset: (...args) =>
+      m.request_password_reset(core, ...args),
+    reset_password: (...args) => m.reset_password(core, ...args),
+    send_verification: (...args) => m.send_verification(core, ...args),
+    notify_sign_up_attempt: (...args) =>
+      m.notify_sign_up_attempt(core, ...args),
+    verify_email: (...args) => m.verify_email(core, ...args),
+    request_email_change: (...args) => m.request_email_change(core, ...args),
+    send_goodbye: (...args) => m.send_goodbye(core, ...args),
     async idle() {
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },

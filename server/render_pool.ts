@@ -24,8 +24,9 @@
  * {@link WORKER_START_DESCRIPTORS} descriptors free: Deno (2.9) aborts the
  * whole process when a worker thread cannot get the few it needs.
  */
-import { ApiError, type Invoice, type InvoiceFormat } from "../contract/mod.ts";
+import { ApiError, type Invoice } from "../contract/mod.ts";
 import { free_descriptors } from "./connection_limit.ts";
+import type { DocumentRequest, RenderOptions } from "./render_options.ts";
 import type { RenderRequest, WorkerMessage } from "./render_worker.ts";
 
 /** Options of a {@link RenderPool}. */
@@ -45,14 +46,11 @@ export interface RenderPoolOptions {
 /** Extra deadline of a worker's first render: code and fonts are cold. */
 export const COLD_RENDER_ALLOWANCE_MS = 5_000;
 
-interface Job {
+interface Job extends DocumentRequest {
   id: number;
   /** Whose render this is: the pool shares workers fairly between accounts. */
   account?: string;
   invoice: Invoice;
-  format?: InvoiceFormat;
-  test?: boolean;
-  preview?: boolean;
   timeout_ms: number;
   /** Estimated expensive: may not take the last worker left for others. */
   expensive: boolean;
@@ -162,18 +160,7 @@ export class RenderPool {
    */
   render(
     invoice: Invoice,
-    options: {
-      timeout_ms?: number;
-      format?: InvoiceFormat;
-      test?: boolean;
-      preview?: boolean;
-      /** The account rendering; its renders share the workers fairly with others'. */
-      account_id?: string;
-      /** Estimated expensive: runs on at most all workers but one. */
-      expensive?: boolean;
-      /** Told the render's own time in seconds, however it ended (0: never ran). */
-      on_render_time?: (seconds: number) => void;
-    } = {},
+    options: RenderOptions & { timeout_ms?: number } = {},
   ): Promise<Uint8Array> {
     if (this.#closed) {
       return Promise.reject(

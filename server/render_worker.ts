@@ -3,18 +3,13 @@
  * prepares the fonts once and then renders one invoice per message.
  */
 /// <reference lib="deno.worker" />
-import type { Invoice, InvoiceFormat } from "../contract/mod.ts";
+import type { Invoice } from "../contract/mod.ts";
+import type { DocumentRequest } from "./render_options.ts";
 
-/** A render request sent to a worker. */
-export interface RenderRequest {
+/** A render request sent to a worker (format absent: the PDF). */
+export interface RenderRequest extends DocumentRequest {
   id: number;
   invoice: Invoice;
-  /** Output format; absent: the PDF. */
-  format?: InvoiceFormat;
-  /** Output of a test key (marked as test). */
-  test?: boolean;
-  /** A free dashboard preview (marked as preview). */
-  preview?: boolean;
 }
 
 /** A worker's answer to a {@link RenderRequest}. */

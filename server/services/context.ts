@@ -9,7 +9,6 @@ import {
   ApiError,
   type BillingView,
   type Invoice,
-  type InvoiceFormat,
   PLANS,
   type Services,
   TEST_DOCUMENTS_PER_MONTH,
@@ -27,23 +26,9 @@ import type { ScryptParams } from "../dashboard/password.ts";
 import type { OperatorMail } from "../operator_mail.ts";
 import { month_of, next_month_start } from "./calendar.ts";
 import type { HintOptions } from "./hints.ts";
+import type { RenderOptions } from "../render_options.ts";
 
-/** How to render: the format (default the PDF) and whether for a test key. */
-export interface RenderOptions {
-  format?: InvoiceFormat;
-  test?: boolean;
-  /** A free dashboard preview: marked PREVIEW on every page. */
-  preview?: boolean;
-  /** The account rendering (fair sharing of render workers). */
-  account_id?: string;
-  /** Estimated expensive (the pool keeps a worker free of such renders). */
-  expensive?: boolean;
-  /**
-   * Told the render's own time in seconds (queue wait excluded), however it
-   * ended; a renderer that never calls it is timed around the call.
-   */
-  on_render_time?: (seconds: number) => void;
-}
+export type { RenderOptions };
 
 /** Renders a validated invoice to PDF (or e-invoice) bytes. */
 export type RenderPdf = (

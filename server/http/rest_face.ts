@@ -51,6 +51,74 @@ function is_bodyless(request: Request): boolean {
   return request.body === null;
 }
 
+/** The request's body as the node handler takes it, and its headers. */
+async function body_of(
+  exchange: Exchange,
+): Promise<{ body: unknown; headers: Headers }> {
+  const { request, limits } = exchange;
+  if (
+    request.method === "GET" || request.method === "HEAD" ||
+    request.method === "DELETE"
+  ) {
+    return { body: undefined as unknown, headers: request.headers };
+  }
+  if (!is_bodyless(request)) {
+    return {
+      body: await read_json_body(request, limits) as unknown,
+      headers: request.headers,
+    };
+  }
+  // No body is an empty input: the path alone, validated as usual.
+  const headers = new Headers(request.headers);
+  headers.set("Content-Type", "application/json");
+  return { body: {} as unknown, headers };
+}
+
+/** Runs the node handler; `not_found` when it has no such procedure. */
+function run_handler(
+  // deno-lint-ignore no-explicit-any
+  rest_handler: any,
+  request_like: unknown,
+  on_error: (error: unknown) => void,
+): Promise<{ response: Response; not_found: boolean }> {
+  return new Promise((resolve) => {
+    let status = 200;
+    const headers = new Headers();
+    const response_like = {
+      setHeader(name: string, value: string | string[]) {
+        if (typeof value === "string") headers.set(name, value);
+        else for (const item of value) headers.append(name, item);
+      },
+      get statusCode() {
+        return status;
+      },
+      set statusCode(code: number) {
+        status = code;
+      },
+      end(text?: string) {
+        resolve({
+          response: new Response(text ?? null, { status, headers }),
+          not_found: false,
+        });
+      },
+    };
+    const no_route = () =>
+      resolve({
+        response: new Response(null, { status: 404 }),
+        not_found: true,
+      });
+    rest_handler(request_like, response_like, no_route).catch(
+      (error: unknown) => {
+        on_error(error);
+        resolve({
+          response: new Response(null, { status: 500 }),
+          not_found: false,
+        });
+      },
+    );
+  });
+}
+
 /** What the REST face answers with, and what it reads a request's context from. */
 export interface RestFaceOptions {
   openapi_document: Record<string, unknown>;
@@ -90,70 +158,6 @@ export function create_rest_face(
     // deno-lint-ignore no-explicit-any
   } as any);
 
-  /** The request's body as the node handler takes it, and its headers. */
-  async function body_of(exchange: Exchange) {
-    const { request, limits } = exchange;
-    if (
-      request.method === "GET" || request.method === "HEAD" ||
-      request.method === "DELETE"
-    ) {
-      return { body: undefined as unknown, headers: request.headers };
-    }
-    if (!is_bodyless(request)) {
-      return {
-        body: await read_json_body(request, limits) as unknown,
-        headers: request.headers,
-      };
-    }
-    // No body is an empty input: the path alone, validated as usual.
-    const headers = new Headers(request.headers);
-    headers.set("Content-Type", "application/json");
-    return { body: {} as unknown, headers };
-  }
-
-  /** Runs the node handler; `not_found` when it has no such procedure. */
-  function run_handler(
-    request_like: unknown,
-    ctx: ServiceContext,
-  ): Promise<{ response: Response; not_found: boolean }> {
-    return new Promise((resolve) => {
-      let status = 200;
-      const headers = new Headers();
-      const response_like = {
-        setHeader(name: string, value: string | string[]) {
-          if (typeof value === "string") headers.set(name, value);
-          else for (const item of value) headers.append(name, item);
-        },
-        get statusCode() {
-          return status;
-        },
-        set statusCode(code: number) {
-          status = code;
-        },
-        end(text?: string) {
-          resolve({
-            response: new Response(text ?? null, { status, headers }),
-            not_found: false,
-          });
-        },
-      };
-      const no_route = () =>
-        resolve({
-          response: new Response(null, { status: 404 }),
-          not_found: true,
-        });
-      rest_handler(request_like, response_like, no_route).catch(
-        (error: unknown) => {
-          rest_errors.set(ctx, error);
-          resolve({
-            response: new Response(null, { status: 500 }),
-            not_found: false,
-          });
-        },
-      );
-    });
-  }
-
   return async function rest(exchange: Exchange): Promise<Response> {
     const { request, url } = exchange;
     const ctx = await options.context_for(
@@ -177,7 +181,11 @@ export function create_rest_face(
         return property === "body" || Reflect.has(target, property);
       },
     });
-    const { response, not_found } = await run_handler(request_like, ctx);
+    const { response, not_found } = await run_handler(
+      rest_handler,
+      request_like,
+      (error) => rest_errors.set(ctx, error),
+    );
     if (response.status < 400 && !rest_errors.has(ctx)) return response;
     const allowed = not_found ? allowed_methods(url.pathname) : [];
     const error = allowed.length > 0

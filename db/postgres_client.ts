@@ -149,7 +149,11 @@ export function open_guarded_postgres(
  * they can be closed at once: all, or those silent for a while.
  */
 function track_sockets() {
+  // When each socket opened or last received something (its silence).
   const open_sockets = new Map<net.Socket, number>();
+  // When the database last said something on any socket: a socket still
+  // connecting, or reconnecting in a loop, is not the database answering.
+  let last_heard = -Infinity;
   let next_host = 0;
   return {
     /** postgres.js's `socket` option: connects as postgres.js would. */
@@ -168,7 +172,10 @@ function track_sockets() {
         Object.assign(socket, { host, port });
       }
       open_sockets.set(socket, performance.now());
-      socket.on("data", () => open_sockets.set(socket, performance.now()));
+      socket.on("data", () => {
+        last_heard = performance.now();
+        open_sockets.set(socket, last_heard);
+      });
       socket.once("close", () => open_sockets.delete(socket));
       return socket;
     },
@@ -179,11 +186,7 @@ function track_sockets() {
     },
     /** Whether any socket received something within the last `ms`. */
     heard_within(ms: number): boolean {
-      const now = performance.now();
-      for (const last_heard of open_sockets.values()) {
-        if (now - last_heard < ms) return true;
-      }
-      return false;
+      return performance.now() - last_heard < ms;
     },
     /**
      * Closes the sockets that received nothing for `ms`: each hangs or is
@@ -191,8 +194,8 @@ function track_sockets() {
      */
     close_silent(ms: number): void {
       const now = performance.now();
-      for (const [socket, last_heard] of open_sockets) {
-        if (now - last_heard >= ms) {
+      for (const [socket, silent_since] of open_sockets) {
+        if (now - silent_since >= ms) {
           socket.destroy();
           open_sockets.delete(socket);
         }

@@ -166,8 +166,9 @@ const InvoiceFields = {
       "used as given for the rule; it is never refused.",
   ),
   page_size: z.enum(PAGE_SIZES).optional().describe(
-    "Paper of the PDF: a4 or letter. Default: letter for the en-US locale, " +
-      "a4 for every other locale and for an invoice without a locale.",
+    "Paper of the PDF: a4 or letter. Default: letter for the en-US and " +
+      "en-CA locales, a4 for every other locale and for an invoice without a " +
+      "locale.",
   ),
   locale: z.string().trim().max(35).optional().describe(
     `Language and formats of the PDF: ${SUPPORTED_LOCALES.join(", ")}. ` +

@@ -11,6 +11,7 @@
 export const SUPPORTED_LOCALES = [
   "en-US",
   "en-GB",
+  "en-CA",
   "de-DE",
   "de-AT",
   "de-CH",

@@ -324,6 +324,14 @@ const EN_GB: Labels = {
   account_name: "Account name",
 };
 
+const EN_CA: Labels = {
+  ...EN_US,
+  credit_note: "Credit note",
+  credit_note_number: "Credit note number",
+  tax_id: "GST/HST no.",
+  company_id: "Business no.",
+};
+
 const DE_DE: Labels = {
   invoice: "Rechnung",
   tax_invoice: "Rechnung",
@@ -2148,6 +2156,14 @@ const LOCALE_WORDS: Readonly<Record<Locale, LocaleWords>> = {
     tax_label: "VAT",
     units: { ...EN_UNITS, LTR: "l" },
     zip_first: false,
+  },
+  "en-CA": {
+    labels: EN_CA,
+    tax_label: "GST/HST",
+    vat_label: "VAT",
+    units: EN_UNITS,
+    zip_first: false,
+    page_size: "letter",
   },
   "de-DE": {
     labels: DE_DE,

@@ -191,3 +191,17 @@ Deno.test("the document names the API Ink, carries the contract version, and lis
     }
   }
 });
+
+Deno.test("the OpenAPI document lists en-CA among the locales and Letter as its paper", () => {
+  const document = JSON.parse(openapi_json());
+  const properties = document.paths["/generate"].post.requestBody.content[
+    "application/json"
+  ].schema.properties;
+  const locales = /PDF: ([^.]*)\./.exec(properties.locale.description)?.[1]
+    .split(", ");
+  assert(locales?.includes("en-CA"), properties.locale.description);
+  assert(
+    properties.page_size.description.includes("letter for the en-US and en-CA"),
+    properties.page_size.description,
+  );
+});

@@ -261,7 +261,7 @@ Deno.test("brand_color: in the page content for the rule as given, darkened to 4
   }
 });
 
-Deno.test("page_size: Letter for en-US, A4 otherwise and without a locale; the request's page_size wins", async () => {
+Deno.test("page_size: Letter for en-US and en-CA, A4 otherwise and without a locale; the request's page_size wins", async () => {
   const size = async (pdf: Uint8Array) => {
     const { pages } = await pdf_words(pdf);
     return [Math.round(pages[0].width), Math.round(pages[0].height)];
@@ -270,6 +270,10 @@ Deno.test("page_size: Letter for en-US, A4 otherwise and without a locale; the r
   const a4 = [595, 842];
   assertEquals(
     await size(render_invoice_pdf(full_layout_invoice({ locale: "en-US" }))),
+    letter,
+  );
+  assertEquals(
+    await size(render_invoice_pdf(full_layout_invoice({ locale: "en-CA" }))),
     letter,
   );
   assertEquals(

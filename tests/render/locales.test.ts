@@ -65,6 +65,12 @@ const EXPECTED: Record<
     date: "23/11/2026",
     table: "1,234.56",
   },
+  "en-CA": {
+    currency: "CAD",
+    money: "$1,234.56",
+    date: "2026-11-23",
+    table: "1,234.56",
+  },
   "de-DE": {
     currency: "EUR",
     money: "1.234,56 €",
@@ -304,7 +310,11 @@ Deno.test("the registry says each locale's direction and paper", () => {
       ["ar-SA", "ar-AE", "he-IL"].includes(locale) ? "rtl" : "ltr",
       locale,
     );
-    assertEquals(texts.page_size, locale === "en-US" ? "letter" : "a4", locale);
+    assertEquals(
+      texts.page_size,
+      ["en-US", "en-CA"].includes(locale) ? "letter" : "a4",
+      locale,
+    );
   }
 });
 

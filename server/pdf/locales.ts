@@ -121,6 +121,24 @@ export interface Labels {
   creditor_id: string;
   /** An early-payment discount: "{percent} … {date}: {amount}". */
   discount_terms: string;
+  /** Totals row of the rounding amount (BT-114). */
+  rounding: string;
+  /** Under the totals: "{tax} in {currency}: {amount}" (BT-6, BT-111). */
+  tax_in_currency: string;
+  /** The payment means in words (BT-82). */
+  payment_means: string;
+  /** Heading of the list of supporting documents (BG-24). */
+  attachments: string;
+  /** An item's classification (BT-158). */
+  classification: string;
+  /** An item's country of origin (BT-159). */
+  origin_country: string;
+  /** An item's object identifier (BT-128). */
+  object_id: string;
+  /** The purchase order line an item refers to (BT-132). */
+  order_line_reference: string;
+  /** A party's electronic address (BT-34, BT-49). */
+  electronic_address: string;
 }
 
 /** The names of the labels, for tests and lookups. */
@@ -306,6 +324,15 @@ const EN_US: Labels = {
   mandate: "Mandate",
   creditor_id: "Creditor ID",
   discount_terms: "{percent} discount if paid by {date}: {amount}",
+  rounding: "Rounding",
+  tax_in_currency: "{tax} in {currency}: {amount}",
+  payment_means: "Payment method",
+  attachments: "Attachments",
+  classification: "Classification",
+  origin_country: "Country of origin",
+  object_id: "Object ID",
+  order_line_reference: "Order line",
+  electronic_address: "Electronic address",
 };
 
 const EN_GB: Labels = {
@@ -409,6 +436,15 @@ const DE_DE: Labels = {
   mandate: "Mandat",
   creditor_id: "Gläubiger-ID",
   discount_terms: "{percent} Skonto bei Zahlung bis {date}: {amount}",
+  rounding: "Rundung",
+  tax_in_currency: "{tax} in {currency}: {amount}",
+  payment_means: "Zahlungsart",
+  attachments: "Anlagen",
+  classification: "Klassifikation",
+  origin_country: "Ursprungsland",
+  object_id: "Objektkennung",
+  order_line_reference: "Bestellposition",
+  electronic_address: "Elektronische Adresse",
 };
 
 const DE_AT: Labels = {
@@ -512,6 +548,15 @@ const FR_FR: Labels = {
   creditor_id: "ICS",
   discount_terms:
     "Escompte de {percent} pour paiement avant le {date} : {amount}",
+  rounding: "Arrondi",
+  tax_in_currency: "{tax} en {currency} : {amount}",
+  payment_means: "Mode de paiement",
+  attachments: "Pièces jointes",
+  classification: "Classification",
+  origin_country: "Pays d'origine",
+  object_id: "Identifiant d'objet",
+  order_line_reference: "Ligne de commande",
+  electronic_address: "Adresse électronique",
 };
 
 const FR_BE: Labels = {
@@ -600,6 +645,15 @@ const ES_ES: Labels = {
   mandate: "Mandato",
   creditor_id: "ID de acreedor",
   discount_terms: "Descuento del {percent} si paga antes del {date}: {amount}",
+  rounding: "Redondeo",
+  tax_in_currency: "{tax} en {currency}: {amount}",
+  payment_means: "Forma de pago",
+  attachments: "Anexos",
+  classification: "Clasificación",
+  origin_country: "País de origen",
+  object_id: "Identificador de objeto",
+  order_line_reference: "Línea de pedido",
+  electronic_address: "Dirección electrónica",
 };
 
 const IT_IT: Labels = {
@@ -679,6 +733,15 @@ const IT_IT: Labels = {
   mandate: "Mandato",
   creditor_id: "ID creditore",
   discount_terms: "Sconto del {percent} se pagato entro il {date}: {amount}",
+  rounding: "Arrotondamento",
+  tax_in_currency: "{tax} in {currency}: {amount}",
+  payment_means: "Modalità di pagamento",
+  attachments: "Allegati",
+  classification: "Classificazione",
+  origin_country: "Paese di origine",
+  object_id: "Identificativo oggetto",
+  order_line_reference: "Riga d'ordine",
+  electronic_address: "Indirizzo elettronico",
 };
 
 const NL_NL: Labels = {
@@ -758,6 +821,15 @@ const NL_NL: Labels = {
   mandate: "Machtiging",
   creditor_id: "Incassant-ID",
   discount_terms: "{percent} korting bij betaling vóór {date}: {amount}",
+  rounding: "Afronding",
+  tax_in_currency: "{tax} in {currency}: {amount}",
+  payment_means: "Betaalwijze",
+  attachments: "Bijlagen",
+  classification: "Classificatie",
+  origin_country: "Land van oorsprong",
+  object_id: "Object-ID",
+  order_line_reference: "Orderregel",
+  electronic_address: "Elektronisch adres",
 };
 
 const PT_PT: Labels = {
@@ -837,6 +909,15 @@ const PT_PT: Labels = {
   mandate: "Mandato",
   creditor_id: "ID do credor",
   discount_terms: "Desconto de {percent} se pago até {date}: {amount}",
+  rounding: "Arredondamento",
+  tax_in_currency: "{tax} em {currency}: {amount}",
+  payment_means: "Meio de pagamento",
+  attachments: "Anexos",
+  classification: "Classificação",
+  origin_country: "País de origem",
+  object_id: "Identificador do objeto",
+  order_line_reference: "Linha da encomenda",
+  electronic_address: "Endereço eletrónico",
 };
 
 const PT_BR: Labels = {
@@ -943,6 +1024,15 @@ const PL_PL: Labels = {
   mandate: "Upoważnienie",
   creditor_id: "ID wierzyciela",
   discount_terms: "Rabat {percent} przy zapłacie do {date}: {amount}",
+  rounding: "Zaokrąglenie",
+  tax_in_currency: "{tax} w {currency}: {amount}",
+  payment_means: "Forma płatności",
+  attachments: "Załączniki",
+  classification: "Klasyfikacja",
+  origin_country: "Kraj pochodzenia",
+  object_id: "Identyfikator obiektu",
+  order_line_reference: "Pozycja zamówienia",
+  electronic_address: "Adres elektroniczny",
 };
 
 const SV_SE: Labels = {
@@ -1022,6 +1112,15 @@ const SV_SE: Labels = {
   mandate: "Medgivande",
   creditor_id: "Borgenärs-ID",
   discount_terms: "{percent} rabatt vid betalning senast {date}: {amount}",
+  rounding: "Avrundning",
+  tax_in_currency: "{tax} i {currency}: {amount}",
+  payment_means: "Betalningssätt",
+  attachments: "Bilagor",
+  classification: "Klassificering",
+  origin_country: "Ursprungsland",
+  object_id: "Objekt-ID",
+  order_line_reference: "Orderrad",
+  electronic_address: "Elektronisk adress",
 };
 
 const DA_DK: Labels = {
@@ -1101,6 +1200,15 @@ const DA_DK: Labels = {
   mandate: "Mandat",
   creditor_id: "Kreditor-ID",
   discount_terms: "{percent} rabat ved betaling senest {date}: {amount}",
+  rounding: "Afrunding",
+  tax_in_currency: "{tax} i {currency}: {amount}",
+  payment_means: "Betalingsmåde",
+  attachments: "Bilag",
+  classification: "Klassifikation",
+  origin_country: "Oprindelsesland",
+  object_id: "Objekt-id",
+  order_line_reference: "Ordrelinje",
+  electronic_address: "Elektronisk adresse",
 };
 
 const NB_NO: Labels = {
@@ -1180,6 +1288,15 @@ const NB_NO: Labels = {
   mandate: "Fullmakt",
   creditor_id: "Kreditor-ID",
   discount_terms: "{percent} rabatt ved betaling innen {date}: {amount}",
+  rounding: "Avrunding",
+  tax_in_currency: "{tax} i {currency}: {amount}",
+  payment_means: "Betalingsmåte",
+  attachments: "Vedlegg",
+  classification: "Klassifisering",
+  origin_country: "Opprinnelsesland",
+  object_id: "Objekt-ID",
+  order_line_reference: "Ordrelinje",
+  electronic_address: "Elektronisk adresse",
 };
 
 const FI_FI: Labels = {
@@ -1260,6 +1377,15 @@ const FI_FI: Labels = {
   creditor_id: "Velkojan tunnus",
   discount_terms:
     "{percent} alennus, jos maksettu viimeistään {date}: {amount}",
+  rounding: "Pyöristys",
+  tax_in_currency: "{tax} valuutassa {currency}: {amount}",
+  payment_means: "Maksutapa",
+  attachments: "Liitteet",
+  classification: "Luokitus",
+  origin_country: "Alkuperämaa",
+  object_id: "Kohteen tunniste",
+  order_line_reference: "Tilausrivi",
+  electronic_address: "Sähköinen osoite",
 };
 
 const CS_CZ: Labels = {
@@ -1339,6 +1465,15 @@ const CS_CZ: Labels = {
   mandate: "Mandát",
   creditor_id: "ID věřitele",
   discount_terms: "Sleva {percent} při platbě do {date}: {amount}",
+  rounding: "Zaokrouhlení",
+  tax_in_currency: "{tax} v {currency}: {amount}",
+  payment_means: "Způsob platby",
+  attachments: "Přílohy",
+  classification: "Klasifikace",
+  origin_country: "Země původu",
+  object_id: "Identifikátor objektu",
+  order_line_reference: "Řádek objednávky",
+  electronic_address: "Elektronická adresa",
 };
 
 const EN_UNITS = units({
@@ -1472,6 +1607,15 @@ const ZH_CN: Labels = {
   mandate: "授权",
   creditor_id: "债权人标识",
   discount_terms: "{date} 前付款可享 {percent} 折扣：{amount}",
+  rounding: "舍入",
+  tax_in_currency: "{tax}（{currency}）：{amount}",
+  payment_means: "付款方式",
+  attachments: "附件",
+  classification: "分类",
+  origin_country: "原产国",
+  object_id: "对象标识",
+  order_line_reference: "订单行",
+  electronic_address: "电子地址",
 };
 
 const ZH_TW: Labels = {
@@ -1551,6 +1695,15 @@ const ZH_TW: Labels = {
   mandate: "授權",
   creditor_id: "債權人識別碼",
   discount_terms: "{date} 前付款可享 {percent} 折扣：{amount}",
+  rounding: "尾差調整",
+  tax_in_currency: "{tax}（{currency}）：{amount}",
+  payment_means: "付款方式",
+  attachments: "附件",
+  classification: "分類",
+  origin_country: "原產國",
+  object_id: "物件識別碼",
+  order_line_reference: "訂單項次",
+  electronic_address: "電子地址",
 };
 
 const JA_JP: Labels = {
@@ -1630,6 +1783,15 @@ const JA_JP: Labels = {
   mandate: "委任",
   creditor_id: "債権者ID",
   discount_terms: "{date} までのお支払いで {percent} 割引：{amount}",
+  rounding: "端数調整",
+  tax_in_currency: "{tax}（{currency}）：{amount}",
+  payment_means: "支払方法",
+  attachments: "添付書類",
+  classification: "分類",
+  origin_country: "原産国",
+  object_id: "対象ID",
+  order_line_reference: "注文明細行",
+  electronic_address: "電子アドレス",
 };
 
 const KO_KR: Labels = {
@@ -1709,6 +1871,15 @@ const KO_KR: Labels = {
   mandate: "위임",
   creditor_id: "채권자 ID",
   discount_terms: "{date}까지 결제 시 {percent} 할인: {amount}",
+  rounding: "단수 조정",
+  tax_in_currency: "{tax}({currency}): {amount}",
+  payment_means: "결제 수단",
+  attachments: "첨부 파일",
+  classification: "분류",
+  origin_country: "원산지",
+  object_id: "대상 ID",
+  order_line_reference: "주문 항목",
+  electronic_address: "전자 주소",
 };
 
 const AR: Labels = {
@@ -1788,6 +1959,15 @@ const AR: Labels = {
   mandate: "التفويض",
   creditor_id: "معرّف الدائن",
   discount_terms: "خصم {percent} عند الدفع قبل {date}: {amount}",
+  rounding: "التقريب",
+  tax_in_currency: "{tax} بعملة {currency}: {amount}",
+  payment_means: "طريقة الدفع",
+  attachments: "المرفقات",
+  classification: "التصنيف",
+  origin_country: "بلد المنشأ",
+  object_id: "معرّف العنصر",
+  order_line_reference: "بند أمر الشراء",
+  electronic_address: "العنوان الإلكتروني",
 };
 
 const HE_IL: Labels = {
@@ -1867,6 +2047,15 @@ const HE_IL: Labels = {
   mandate: "הרשאה",
   creditor_id: "מזהה נושה",
   discount_terms: "הנחה של {percent} בתשלום עד {date}: {amount}",
+  rounding: "עיגול",
+  tax_in_currency: "{tax} ב-{currency}: {amount}",
+  payment_means: "אמצעי תשלום",
+  attachments: "קבצים מצורפים",
+  classification: "סיווג",
+  origin_country: "ארץ מקור",
+  object_id: "מזהה פריט",
+  order_line_reference: "שורת הזמנה",
+  electronic_address: "כתובת אלקטרונית",
 };
 
 const HI_IN: Labels = {
@@ -1946,6 +2135,15 @@ const HI_IN: Labels = {
   mandate: "अधिदेश",
   creditor_id: "लेनदार आईडी",
   discount_terms: "{date} तक भुगतान पर {percent} छूट: {amount}",
+  rounding: "पूर्णांकन",
+  tax_in_currency: "{currency} में {tax}: {amount}",
+  payment_means: "भुगतान का तरीका",
+  attachments: "संलग्नक",
+  classification: "वर्गीकरण",
+  origin_country: "मूल देश",
+  object_id: "वस्तु पहचानकर्ता",
+  order_line_reference: "ऑर्डर पंक्ति",
+  electronic_address: "इलेक्ट्रॉनिक पता",
 };
 
 const TH_TH: Labels = {
@@ -2025,6 +2223,15 @@ const TH_TH: Labels = {
   mandate: "หนังสือยินยอม",
   creditor_id: "รหัสเจ้าหนี้",
   discount_terms: "ส่วนลด {percent} หากชำระภายใน {date}: {amount}",
+  rounding: "การปัดเศษ",
+  tax_in_currency: "{tax} เป็น {currency}: {amount}",
+  payment_means: "วิธีชำระเงิน",
+  attachments: "เอกสารแนบ",
+  classification: "การจัดประเภท",
+  origin_country: "ประเทศต้นกำเนิด",
+  object_id: "รหัสวัตถุ",
+  order_line_reference: "รายการในใบสั่งซื้อ",
+  electronic_address: "ที่อยู่อิเล็กทรอนิกส์",
 };
 
 const ZH_CN_UNITS = units({

@@ -8,7 +8,7 @@
  *
  * The document is a sequence of sections (`sections/`: header, details,
  * parties, items with totals, tax breakdown, payment with QR code, notes,
- * footer, marks), each a small function over one {@link Layout} state
+ * attachments, footer, marks), each a small function over one {@link Layout} state
  * (`layout.ts`) drawing through `draw.ts` in the styles of `styles.ts`.
  *
  * @module
@@ -39,6 +39,7 @@ import { draw_parties } from "./sections/parties.ts";
 import { draw_items } from "./sections/items.ts";
 import { draw_payment, has_payment_block } from "./sections/payment.ts";
 import { draw_notes, has_notes } from "./sections/notes.ts";
+import { draw_attachments, has_attachments } from "./sections/attachments.ts";
 import { draw_footers } from "./sections/footer.ts";
 import { start_marks } from "./sections/marks.ts";
 
@@ -75,6 +76,7 @@ const SECTIONS: readonly Section[] = [
     shown: (layout) => has_notes(layout) && !layout.beside_totals.notes,
     draw: draw_notes,
   },
+  { gap: SECTION_GAPS.notes, shown: has_attachments, draw: draw_attachments },
 ];
 
 /**
@@ -84,7 +86,8 @@ const SECTIONS: readonly Section[] = [
  * columns beside the amount due and the invoice's details; the items table
  * whose header repeats on every page, with the totals and the tax
  * breakdown kept together with the last row; the "How to pay" box (bank
- * details, terms, early-payment discounts, EPC QR code); notes; the legal
+ * details, terms, early-payment discounts, EPC QR code); notes; the list
+ * of supporting documents; the legal
  * footer and "Page X of Y" on every page, a running header on every page
  * after the first. Sections and columns appear only when the invoice has
  * their data; the brand colour takes the title, the rule and the amount

@@ -333,8 +333,11 @@ const TIGHT_PAD = { ...ITEM_PAD, top: 1.5, bottom: 1.5 };
 const SUBTOTAL_RULE = [0.5, COLORS.rule] as const;
 const TOTAL_RULE = [0.75, COLORS.rule_strong] as const;
 
-/** Kinds of totals rows: the first (subtotal), plain lines, strong totals. */
-export type TotalKind = "first" | "plain" | "strong";
+/**
+ * Kinds of totals rows: the first (subtotal), plain lines, strong totals,
+ * and a note under them across the label and the value (small, muted).
+ */
+export type TotalKind = "first" | "plain" | "strong" | "note";
 
 /** Totals cells by row kind: [empty first cell, label, value]. */
 export const TOTAL_CELLS: Record<TotalKind, [CellStyle, CellStyle, CellStyle]> =
@@ -374,6 +377,17 @@ export const TOTAL_CELLS: Record<TotalKind, [CellStyle, CellStyle, CellStyle]> =
     plain: [
       cell_style({ padding: TIGHT_PAD }),
       cell_style({ right: true, color: COLORS.muted, padding: TIGHT_PAD }),
+      cell_style({ right: true, padding: { ...TIGHT_PAD, right: 0 } }),
+    ],
+    // One cell across label and value: the note's style is the second.
+    note: [
+      cell_style({ padding: TIGHT_PAD }),
+      cell_style({
+        right: true,
+        size: SIZES.label,
+        color: COLORS.muted,
+        padding: { ...TIGHT_PAD, right: 0 },
+      }),
       cell_style({ right: true, padding: { ...TIGHT_PAD, right: 0 } }),
     ],
   };

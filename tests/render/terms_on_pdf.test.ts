@@ -15,7 +15,9 @@ import { pdf_text } from "../helpers/pdf_text.ts";
 import {
   type Body,
   every_term_invoice,
+  plain_invoice,
   term_scenarios,
+  TINY_PDF_BASE64,
 } from "../fixtures/einvoice_terms.ts";
 import { full_layout_request } from "../fixtures/layout_invoices.ts";
 import { InvoiceRequestSchema } from "../../contract/mod.ts";
@@ -206,4 +208,64 @@ Deno.test("tax-invoice titles for ar, he, th, zh and hi when the seller is tax-r
   // Elsewhere the title stays "Invoice".
   const english = await squeezed(full_layout_request({ locale: "en-GB" }));
   assertEquals(english.split(" ")[0], "INVOICE");
+});
+
+Deno.test("rounding, the tax in the tax currency, the payment means, attachments, item references and electronic addresses are on the PDF", async () => {
+  const text = await squeezed(every_term_invoice());
+  for (
+    const [term, printed] of [
+      [
+        "rounding_amount, before the amount due",
+        "Amount paid EUR -50.00 Rounding EUR 0.01 Amount due EUR 254.95",
+      ],
+      [
+        "tax_total_in_tax_currency, under the totals",
+        "Amount due EUR 254.95 VAT in USD: USD 55.12",
+      ],
+      ["payment.means_text", "Payment details Payment method SEPA-Überweisung"],
+      [
+        "attachments",
+        "Attachments stunden.pdf – Stundenzettel https://docs.example/leistung/2 – Leistungsnachweis",
+      ],
+      [
+        "items[].order_line_reference, accounting_reference, object_id",
+        "Order line 3 · Your accounting ref. KST-4711 · Object ID AAB: Z-0815",
+      ],
+      [
+        "items[].classifications, origin_country",
+        "Classification STI 65434568 (2) · Country of origin Germany",
+      ],
+      ["sender.electronic_address", "Electronic address 0204: 991-00001-01"],
+      ["bill_to.electronic_address", "Electronic address 0204: 991-12345-67"],
+    ]
+  ) {
+    assert(text.includes(printed), `${term}: "${printed}" in\n${text}`);
+  }
+  // The attached file is listed, not printed.
+  assert(!text.includes(TINY_PDF_BASE64.slice(0, 16)), text);
+});
+
+Deno.test("the last terms in the locale's words: German labels and amounts", async () => {
+  const text = await squeezed({ ...every_term_invoice(), locale: "de-DE" });
+  for (
+    const printed of [
+      "Rundung 0,01 €",
+      "USt. in USD: 55,12 $",
+      "Zahlungsart SEPA-Überweisung",
+      "Anlagen stunden.pdf – Stundenzettel",
+      "Bestellposition 3",
+      "Ursprungsland Deutschland",
+      "Elektronische Adresse 0204: 991-00001-01",
+    ]
+  ) {
+    assert(text.includes(printed), `"${printed}" in\n${text}`);
+  }
+});
+
+Deno.test("a rounding amount without a payment still ends in the amount due", async () => {
+  const text = await squeezed(plain_invoice({ rounding_amount: 0.2 }));
+  assert(
+    text.includes("Total EUR 142.80 Rounding EUR 0.20 Amount due EUR 143.00"),
+    text,
+  );
 });

@@ -1,8 +1,10 @@
 /**
  * What the description cell of an item says under the item's name: its
  * description (BT-154), identifiers (seller BT-155, buyer BT-156, standard
- * BT-157), the period it covers (BG-26), its attributes (BG-32), the line's
- * own discounts and charges (BG-27, BG-28) and its note (BT-127).
+ * BT-157), its references (purchase order line BT-132, buyer's accounting
+ * BT-133, object BT-128), classifications (BT-158) and country of origin
+ * (BT-159), the period it covers (BG-26), its attributes (BG-32), the
+ * line's own discounts and charges (BG-27, BG-28) and its note (BT-127).
  *
  * @module
  */
@@ -36,6 +38,10 @@ export function item_details(
     ids.push(`${scheme} ${single_line(item.standard_id.id)}`);
   }
   if (ids.length > 0) lines.push(ids.join(" \u00B7 "));
+  const references = reference_parts(layout, item);
+  if (references.length > 0) lines.push(references.join(" \u00B7 "));
+  const origin = origin_parts(layout, item);
+  if (origin.length > 0) lines.push(origin.join(" \u00B7 "));
   if (item.period !== undefined) {
     lines.push(
       `${formats.date(item.period.start)} \u2013 ${
@@ -60,4 +66,57 @@ export function item_details(
   }
   if (present(item.note)) lines.push(sanitize_text(item.note).trim());
   return lines.join("\n");
+}
+
+/** "Order line 3", "Your accounting ref. KST-4711", "Object ID Z-0815". */
+function reference_parts(layout: Layout, item: InvoiceLineItem): string[] {
+  const { labels } = layout;
+  const parts: string[] = [];
+  if (present(item.order_line_reference)) {
+    parts.push(
+      `${labels.order_line_reference} ${
+        single_line(item.order_line_reference)
+      }`,
+    );
+  }
+  if (present(item.accounting_reference)) {
+    parts.push(
+      `${labels.accounting_reference} ${
+        single_line(item.accounting_reference)
+      }`,
+    );
+  }
+  if (item.object_id !== undefined && present(item.object_id.id)) {
+    const scheme = present(item.object_id.scheme)
+      ? `${single_line(item.object_id.scheme)}: `
+      : "";
+    parts.push(
+      `${labels.object_id} ${scheme}${single_line(item.object_id.id)}`,
+    );
+  }
+  return parts;
+}
+
+/** "Classification STI 65434568 (2)", "Country of origin Germany". */
+function origin_parts(layout: Layout, item: InvoiceLineItem): string[] {
+  const { labels, formats } = layout;
+  const parts: string[] = [];
+  for (const entry of item.classifications ?? []) {
+    const version = present(entry.version)
+      ? ` (${single_line(entry.version)})`
+      : "";
+    parts.push(
+      `${labels.classification} ${single_line(entry.scheme)} ${
+        single_line(entry.code)
+      }${version}`,
+    );
+  }
+  if (present(item.origin_country)) {
+    parts.push(
+      `${labels.origin_country} ${
+        formats.country(single_line(item.origin_country))
+      }`,
+    );
+  }
+  return parts;
 }

@@ -175,7 +175,8 @@ function address_lines(
 
 /**
  * Lines describing a party below its name: trading name, contact person,
- * e-mail, the address, phone, registration numbers and identifiers.
+ * e-mail, the address, phone, registration numbers, identifiers and the
+ * electronic address (BT-34, BT-49).
  */
 function party_lines(
   layout: Layout,
@@ -196,6 +197,9 @@ function party_lines(
     ]),
   );
   lines.push(...identifier_lines(layout, party.identifiers ?? []));
+  for (const address of identifier_lines(layout, [party.electronic_address])) {
+    lines.push(`${labels.electronic_address} ${address}`);
+  }
   return lines.filter((line) => line !== "");
 }
 

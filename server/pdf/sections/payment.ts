@@ -1,7 +1,7 @@
 /**
- * The "How to pay" box: the account name, IBAN in groups of four (or
- * another account number), BIC, bank, reference, a clickable payment link,
- * further accounts, card and direct debit; under them the payment terms and
+ * The "How to pay" box: the payment means in words, the account name, IBAN
+ * in groups of four (or another account number), BIC, bank, reference, a
+ * clickable payment link, further accounts, card and direct debit; under them the payment terms and
  * the early-payment discounts as sentences; and, for EUR invoices with an
  * IBAN, the EPC QR code ("GiroCode") on the right. Never split: it moves to
  * the next page whole.
@@ -80,6 +80,7 @@ function payment_rows(layout: Layout): KeyValue[] {
   const add = (key: keyof Labels, value: string | undefined): void => {
     if (present(value)) rows.push([labels[key], single_line(value)]);
   };
+  add("payment_means", payment.means_text);
   add("account_name", payment.account_name);
   if (present(payment.iban)) rows.push([labels.iban, group_iban(payment.iban)]);
   add("account_number", payment.account_id);

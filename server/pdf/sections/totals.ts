@@ -1,14 +1,18 @@
 /**
  * The totals under the items: subtotal; discounts and charges; total
  * without tax and total tax when the invoice has tax; the total; amount
- * paid and amount due when something was paid. They are the items table's
- * footer (see `items.ts`), so they stay with its last row.
+ * paid and the rounding amount, and the amount due after them; under them
+ * the tax total in the tax currency when the invoice gives one. They are
+ * the items table's footer (see `items.ts`), so they stay with its last
+ * row.
  *
  * @module
  */
 
 import type { AllowanceCharge } from "../../../contract/invoice_types.ts";
 import { sanitize_text } from "../sanitize.ts";
+import { fill } from "../locales.ts";
+import { formats_for } from "../locale_format.ts";
 import { is_credit_note, label, type Layout } from "../layout.ts";
 import { text_width } from "../draw.ts";
 import { table_cell, table_row, type TableRow } from "../table.ts";
@@ -18,7 +22,10 @@ import { CELL_PADDING, SIZES, TOTAL_CELLS, type TotalKind } from "../styles.ts";
 export interface TotalRow {
   label: string;
   value: string;
-  /** "strong": bold, larger, strong rule above (the total, the amount due). */
+  /**
+   * "strong": bold, larger, strong rule above (the total, the amount due);
+   * "note": `label` alone across label and value.
+   */
   kind: TotalKind;
 }
 
@@ -71,20 +78,64 @@ export function total_rows(layout: Layout): TotalRow[] {
     value: formats.money(invoice.total),
     kind: "strong",
   });
-  if (invoice.amount_paid !== undefined && invoice.amount_due !== undefined) {
+  rows.push(...due_rows(layout));
+  const in_tax_currency = tax_currency_note(layout);
+  if (in_tax_currency !== undefined) rows.push(in_tax_currency);
+  return rows;
+}
+
+/**
+ * Amount paid (BT-113) and rounding (BT-114) when given, and then the
+ * amount due (BT-115).
+ */
+function due_rows(layout: Layout): TotalRow[] {
+  const { invoice, formats, labels } = layout;
+  const { amount_paid, rounding_amount, amount_due } = invoice;
+  if (
+    amount_due === undefined ||
+    (amount_paid === undefined && rounding_amount === undefined)
+  ) {
+    return [];
+  }
+  const rows: TotalRow[] = [];
+  if (amount_paid !== undefined) {
     rows.push({
-      label: layout.labels.amount_paid,
-      value: formats.money(negated(invoice.amount_paid)),
+      label: labels.amount_paid,
+      value: formats.money(negated(amount_paid)),
       kind: "plain",
-    }, {
-      label: is_credit_note(invoice)
-        ? layout.labels.amount_credited
-        : layout.labels.amount_due,
-      value: formats.money(invoice.amount_due),
-      kind: "strong",
     });
   }
+  if (rounding_amount !== undefined) {
+    rows.push({
+      label: labels.rounding,
+      value: formats.money(rounding_amount),
+      kind: "plain",
+    });
+  }
+  rows.push({
+    label: is_credit_note(invoice) ? labels.amount_credited : labels.amount_due,
+    value: formats.money(amount_due),
+    kind: "strong",
+  });
   return rows;
+}
+
+/** "VAT in USD: US$55.12" (BT-6, BT-111), when the invoice gives it. */
+function tax_currency_note(layout: Layout): TotalRow | undefined {
+  const { invoice } = layout;
+  const { tax_currency, tax_total_in_tax_currency } = invoice;
+  if (tax_currency === undefined || tax_total_in_tax_currency === undefined) {
+    return undefined;
+  }
+  const money = formats_for(invoice.locale, tax_currency).money;
+  return {
+    label: fill(label(layout, "tax_in_currency"), {
+      currency: tax_currency,
+      amount: money(tax_total_in_tax_currency),
+    }),
+    value: "",
+    kind: "note",
+  };
 }
 
 /** Width the values of `rows` need, with the cell's padding. */
@@ -94,6 +145,7 @@ export function totals_value_width(
 ): number {
   let width = 0;
   for (const row of rows) {
+    if (row.kind === "note") continue;
     width = Math.max(
       width,
       row.kind === "strong"
@@ -111,6 +163,7 @@ export function totals_label_width(
 ): number {
   let width = 0;
   for (const row of rows) {
+    if (row.kind === "note") continue;
     width = Math.max(
       width,
       row.kind === "strong"
@@ -137,6 +190,15 @@ export function totals_table_rows(
   for (let i = 1; i < last; i++) label_width += widths[i];
   return rows.map((total) => {
     const [empty, label_style, value_style] = TOTAL_CELLS[total.kind];
+    if (total.kind === "note") {
+      return table_row([
+        table_cell(context, "", { width: widths[0], style: empty }),
+        table_cell(context, total.label, {
+          width: label_width + widths[last],
+          style: label_style,
+        }),
+      ]);
+    }
     return table_row([
       table_cell(context, "", { width: widths[0], style: empty }),
       table_cell(context, total.label, {

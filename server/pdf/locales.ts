@@ -355,8 +355,6 @@ const EN_CA: Labels = {
   ...EN_US,
   credit_note: "Credit note",
   credit_note_number: "Credit note number",
-  tax_id: "GST/HST no.",
-  company_id: "Business no.",
 };
 
 const DE_DE: Labels = {

@@ -14,7 +14,7 @@ import { sanitize_text } from "../sanitize.ts";
 import { fill } from "../locales.ts";
 import { formats_for } from "../locale_format.ts";
 import { is_credit_note, label, type Layout } from "../layout.ts";
-import { text_width } from "../draw.ts";
+import { isolated, text_width } from "../draw.ts";
 import { table_cell, table_row, type TableRow } from "../table.ts";
 import { CELL_PADDING, SIZES, TOTAL_CELLS, type TotalKind } from "../styles.ts";
 
@@ -130,8 +130,8 @@ function tax_currency_note(layout: Layout): TotalRow | undefined {
   const money = formats_for(invoice.locale, tax_currency).money;
   return {
     label: fill(label(layout, "tax_in_currency"), {
-      currency: tax_currency,
-      amount: money(tax_total_in_tax_currency),
+      currency: isolated(layout, tax_currency),
+      amount: isolated(layout, money(tax_total_in_tax_currency)),
     }),
     value: "",
     kind: "note",

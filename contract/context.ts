@@ -66,6 +66,19 @@ export interface SessionControl {
   end_other_sessions(account_id: string): Promise<number>;
 }
 
+/**
+ * What a generation does once its answer's fate is known: charged when the
+ * body was handed completely to the connection, given back when it never
+ * will be (the client left, the answer failed). The HTTP layer calls exactly
+ * one of them, once.
+ */
+export interface Delivery {
+  /** The body's last byte was handed to the connection. */
+  delivered(): Promise<void>;
+  /** The body will not be delivered. */
+  undelivered(): Promise<void>;
+}
+
 /** Where procedures put response status and headers (the HTTP layer sends them). */
 export interface ResponseSink {
   status?: number;
@@ -74,6 +87,8 @@ export interface ResponseSink {
   pdf?: Uint8Array;
   /** The account the request acted for, once known (for request logs). */
   account_id?: string;
+  /** Set by a generation that settles on delivery (see {@linkcode Delivery}). */
+  delivery?: Delivery;
 }
 
 /** A rendered invoice: the PDF, or an e-invoice in the requested format. */

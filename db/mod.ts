@@ -78,7 +78,11 @@ export {
   window_start_of,
 } from "./rate_limits.ts";
 export {
+  charge_generation,
+  type ChargeFields,
+  DEFAULT_RESERVATION_TTL_MS,
   get_daily_usage,
+  get_open_reservations,
   get_test_calls,
   get_usage,
   get_usage_by_key,
@@ -92,6 +96,8 @@ export {
   type ReserveGenerationInput,
   type ReserveResult,
   type ReserveTestGenerationInput,
+  settle_generation,
+  sweep_reservations,
   type TestReservation,
 } from "./usage.ts";
 export {

@@ -137,8 +137,10 @@ export const usage_by_key = pgTable("usage_by_key", {
 ]);
 
 /**
- * One row per counted generation: a hash of the canonical request body, never
- * its content. Lets an identical retry in the same month be free.
+ * One row per generation of a month: a hash of the canonical request body,
+ * never its content. A settled row is a delivered, charged document (an
+ * identical retry in the same month is free); an unsettled one is a
+ * reservation, which holds a unit of the month until `expires_at`.
  */
 export const generation_receipts = pgTable("generation_receipts", {
   account_id: uuid("account_id").notNull().references(() => accounts.id, {
@@ -148,10 +150,17 @@ export const generation_receipts = pgTable("generation_receipts", {
   request_hash: text("request_hash").notNull(),
   created_at: timestamp("created_at", { withTimezone: true }).notNull()
     .defaultNow(),
+  /** Delivered and charged; false while only reserved. */
+  settled: boolean("settled").notNull().default(true),
+  /** When an unsettled reservation stops holding its unit. */
+  expires_at: timestamp("expires_at", { withTimezone: true }),
 }, (t) => [
   primaryKey({ columns: [t.account_id, t.month, t.request_hash] }),
   // Pruning deletes whole old months.
   index("generation_receipts_month_idx").on(t.month),
+  // Open reservations, counted against the limit and swept once expired.
+  index("generation_receipts_open_idx").on(t.account_id, t.month)
+    .where(sql`not ${t.settled}`),
 ]);
 
 /** States of an `Idempotency-Key`: its first request running, or done. */

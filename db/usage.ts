@@ -1,10 +1,14 @@
 /**
- * Monthly quota accounting with free identical retries.
+ * Monthly quota accounting: a generation reserves a unit of the month and
+ * is charged once its document was delivered.
  *
- * A generation is "reserved" before rendering: a receipt (hash of the
- * canonical request) is stored and the month's counter moves by one, both
- * atomically in the database, so concurrent requests on any number of app
- * instances can never exceed the limit.
+ * A reservation is an unsettled receipt (hash of the canonical request) that
+ * holds one unit until it expires; the limit counts settled units and live
+ * reservations, so concurrent requests on any number of app instances can
+ * never exceed it. Settling marks the receipt settled and charges the month,
+ * the day and the key, once. A settled receipt makes an identical retry in
+ * the month free. Both run in database functions (migration 0010) under a
+ * lock per account and month.
  *
  * @module
  */
@@ -18,33 +22,53 @@ import {
   usage_monthly,
 } from "./schema.ts";
 
-/** Input for {@linkcode reserve_generation}. */
-export interface ReserveGenerationInput {
+/** How long a reservation holds its unit unless settled (default). */
+export const DEFAULT_RESERVATION_TTL_MS = 30_000;
+
+/** What a charge is recorded under. */
+export interface ChargeFields {
   /** Account being charged. */
   account_id: string;
   /** Quota month, "YYYY-MM". */
   month: string;
   /** Day for the per-day chart, "YYYY-MM-DD", inside `month`. */
   day: string;
-  /** Generations allowed in `month` (from the account's plan). */
-  limit: number;
   /** Hash of the canonical request body; never the body itself. */
   request_hash: string;
   /** The API key charged, counted per key as well (absent: the account only). */
   key_id?: string;
 }
 
+/** Input for {@linkcode reserve_generation}. */
+export interface ReserveGenerationInput extends ChargeFields {
+  /** Generations allowed in `month` (from the account's plan). */
+  limit: number;
+  /** The same request's hash in its legacy form, looked up as well. */
+  legacy_hash?: string;
+  /** The reservation's clock (default: now). */
+  now?: Date;
+  /** How long the reservation holds its unit (default 30 s). */
+  ttl_ms?: number;
+}
+
 /** Input for {@linkcode release_generation}. */
-export type ReleaseGenerationInput = Omit<ReserveGenerationInput, "limit">;
+export type ReleaseGenerationInput = Omit<ChargeFields, "day" | "key_id">;
 
 /** Outcome of {@linkcode reserve_generation}. */
 export type ReserveResult =
-  /** Counted; `used` includes this generation. */
+  /** A unit is reserved: settle it on delivery, or release it. */
   | { status: "reserved"; used: number }
-  /** Same request already counted this month: free, counter unchanged. */
+  /**
+   * The same request holds a live reservation (it is in flight, or its
+   * instance died): serve it and settle on delivery; charged once.
+   */
+  | { status: "pending"; used: number }
+  /** The same request was delivered this month: free, nothing to settle. */
   | { status: "replay"; used: number }
-  /** Over the limit; nothing was recorded. */
+  /** Settled units and live reservations fill the month; nothing recorded. */
   | { status: "exhausted"; used: number };
+
+const STATUSES = new Set(["reserved", "pending", "replay", "exhausted"]);
 
 const MONTH_PATTERN = /^\d{4}-(0[1-9]|1[0-2])$/;
 const DAY_PATTERN = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
@@ -55,20 +79,19 @@ function check_month(month: string): void {
   }
 }
 
-function check_input(input: ReleaseGenerationInput): void {
-  if (!is_uuid(input.account_id)) {
+function check_account(account_id: string): void {
+  if (!is_uuid(account_id)) {
     throw new TypeError("account_id must be a UUID");
   }
-  check_charge_fields(input);
 }
 
 /**
  * Checks what a charge is recorded under (month, day, request hash, key),
- * for reservations and releases, and for the statement of `POST /generate`,
- * which learns the account only from the key.
+ * for reservations and settlements, and for the statement of
+ * `POST /generate`, which learns the account only from the key.
  */
 export function check_charge_fields(
-  input: Omit<ReleaseGenerationInput, "account_id">,
+  input: Omit<ChargeFields, "account_id">,
 ): void {
   check_month(input.month);
   if (!DAY_PATTERN.test(input.day) || !input.day.startsWith(input.month)) {
@@ -90,252 +113,188 @@ function check_key_id(key_id: string | undefined): void {
   }
 }
 
-/** SQLSTATE raised by `ink_generation_refused()` (migration 0001). */
-const GENERATION_REFUSED_SQLSTATE = "IQ001";
+function check_limit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new RangeError("limit must be a non-negative integer");
+  }
+}
 
-/** The columns a reservation answers with ({@linkcode ReservationRow}). */
-export const RESERVATION_COLUMNS = `(select receipted from seen) as receipted,
-           (select count(*) from receipt)::int as inserted,
-           (select count from monthly) as new_count,
-           (select coalesce(used, 0) from seen) as current,
-           case when exists (select 1 from receipt)
-                 and not exists (select 1 from monthly)
-             then ink_generation_refused() end as refused`;
+/** The reservation's TTL in milliseconds, checked. */
+export function reservation_ttl_of(ttl_ms: number | undefined): number {
+  const ttl = ttl_ms ?? DEFAULT_RESERVATION_TTL_MS;
+  if (!Number.isInteger(ttl) || ttl < 1 || ttl > 2_147_483_647) {
+    throw new RangeError("ttl_ms must be a positive integer");
+  }
+  return ttl;
+}
 
 // The statement of reserve_generation, on every charged request: prepared.
-// $1 account, $2 month, $3 request hash, $4 limit, $5 day, $6 key (or null).
-//
-// A receipt is committed only together with its charge: a new receipt whose
-// charge the counter refuses (another request took the last one meanwhile)
-// makes the statement fail via ink_generation_refused(), which rolls the
-// receipt back. A concurrent identical request waits on that receipt's
-// unique key and, once it is gone, is judged afresh, so it can be served as
-// a replay only of a charged request. Receipts are only inserted when the
-// statement's snapshot shows room, so a used-up month answers without error.
-//
-// Its commit does not wait for the WAL to reach the disk (synchronous_commit
-// off for this transaction only, as for the API key statement). Receipt and
-// charge still commit together, are visible to every instance at once and
-// keep the limit exact while PostgreSQL runs. What a PostgreSQL crash can
-// lose is the last fraction of a second of such commits (at most three
-// wal_writer_delay, 600 ms by default): receipt and charge together, so an
-// invoice then delivered is simply not counted (in the customer's favour)
-// and its identical retry is charged once, never twice. Any later durable
-// commit (an Idempotency-Key marked done, a key created or revoked) flushes
-// every earlier one, since the WAL is flushed in order. The flush was the
-// largest part of this statement's time and, queued behind other flushes
-// on a busy disk, of the tail latency of POST /generate.
+// $1 account, $2 month, $3 request hash, $4 legacy hash (or null), $5 limit,
+// $6 now, $7 TTL in ms. Commits without waiting for the WAL flush, as every
+// per-request statement (see db/README.md, Durability): a database crash
+// can only lose a reservation, which frees its unit.
 const RESERVE_STATEMENT: PreparedStatement = {
   name: "ink_reserve_generation",
-  types: ["uuid", "text", "text", "int", "date", "uuid"],
+  types: ["uuid", "text", "text", "text", "int", "timestamptz", "int"],
   text: `
-    with seen as (
-      select $1::uuid as account_id, $6::uuid as key_id,
-             $4::int as monthly_limit,
-             ${reservation_seen_columns("$1::uuid", "$2::text", "$3::text")},
-             set_config('synchronous_commit', 'off', true) as async_commit
-    ),
-    ${
-    charge_ctes({
-      month: "$2::text",
-      request_hash: "$3::text",
-      day: "$5::date",
-    })
-  }
-    select ${RESERVATION_COLUMNS}
+    select r.status, r.used,
+           set_config('synchronous_commit', 'off', true) as async_commit
+    from ink_reserve_generation($1, $2, $3, $4, $5, $6, $7) r
   `,
 };
 
-/**
- * What a reservation reads, for `account` in `month`: the month's count
- * (`used`) and whether `request_hash` already has a receipt (`receipted`).
- * The statement of `POST /generate` (db/generate_request.ts) reads the same.
- */
-export function reservation_seen_columns(
-  account: string,
-  month: string,
-  request_hash: string,
-): string {
-  return `(select count from usage_monthly
-                where account_id = ${account} and month = ${month}) as used,
-             exists (select 1 from generation_receipts
-                where account_id = ${account} and month = ${month}
-                  and request_hash = ${request_hash}) as receipted`;
-}
+// The statement of settle_generation: $1 account, $2 month, $3 request
+// hash, $4 day, $5 key (or null). Commits asynchronously: a database crash
+// can lose a charge (in the customer's favour), never make one twice.
+const SETTLE_STATEMENT: PreparedStatement = {
+  name: "ink_settle_generation",
+  types: ["uuid", "text", "text", "date", "uuid"],
+  text: `
+    select ink_settle_generation($1, $2, $3, $4, $5) as settled,
+           set_config('synchronous_commit', 'off', true) as async_commit
+  `,
+};
 
-/**
- * The receipt and the charges, as CTEs over a CTE `seen` with columns
- * `account_id`, `key_id` (or null), `monthly_limit`, `used` and `receipted`
- * (at most one row; none charges nothing). SQL expressions for the month,
- * the request hash and the day are spliced in.
- */
-export function charge_ctes(
-  values: { month: string; request_hash: string; day: string },
-): string {
-  const { month, request_hash, day } = values;
-  return `receipt as (
-      insert into generation_receipts (account_id, month, request_hash)
-      select seen.account_id, ${month}, ${request_hash} from seen
-      where not seen.receipted
-        and coalesce(seen.used, 0) < seen.monthly_limit
-      on conflict do nothing
-      returning 1
-    ),
-    monthly as (
-      insert into usage_monthly as u (account_id, month, count)
-      select seen.account_id, ${month}, 1 from seen, receipt
-      on conflict (account_id, month) do update set count = u.count + 1
-      where u.count < (select monthly_limit from seen)
-      returning u.count
-    ),
-    daily as (
-      insert into usage_daily as d (account_id, day, count)
-      select seen.account_id, ${day}, 1 from seen, monthly
-      on conflict (account_id, day) do update set count = d.count + 1
-      returning 1
-    ),
-    by_key as (
-      insert into usage_by_key as k (key_id, month, count)
-      select seen.key_id, ${month}, 1 from seen, monthly
-      where seen.key_id is not null
-      on conflict (key_id, month) do update set count = k.count + 1
-      returning 1
-    )`;
-}
-
-/** A reservation's row ({@linkcode RESERVATION_COLUMNS}). */
+/** A reservation's row, from the reserve function. */
 export interface ReservationRow {
-  receipted: boolean | null;
-  inserted: number | string | null;
-  new_count: number | string | null;
-  current: number | string | null;
+  status: string | null;
+  used: number | string | null;
 }
 
-/** What a reservation's row says, against the month's `limit`. */
-export function reservation_result_of(
-  row: ReservationRow,
-  limit: number,
-): ReserveResult {
-  if (row.new_count !== null) {
-    return { status: "reserved", used: to_number(row.new_count) };
+/** What a reservation's row says. */
+export function reservation_result_of(row: ReservationRow): ReserveResult {
+  const status = row.status ?? "";
+  if (!STATUSES.has(status)) {
+    throw new Error(`unexpected reservation status ${JSON.stringify(status)}`);
   }
-  // `current` comes from the statement's snapshot: good enough to report.
-  const used = to_number(row.current ?? 0);
-  if (row.receipted || used < limit) {
-    // Receipted before, or (room, but the insert met a receipt committed
-    // since the snapshot) an identical request was charged meanwhile.
-    return { status: "replay", used };
-  }
-  return { status: "exhausted", used };
-}
-
-/** True when a reservation met `ink_generation_refused()` (rolled back). */
-export function is_generation_refused(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current != null; depth++) {
-    if (typeof current !== "object") return false;
-    const e = current as { code?: unknown; cause?: unknown };
-    if (e.code === GENERATION_REFUSED_SQLSTATE) return true;
-    current = e.cause;
-  }
-  return false;
+  return {
+    status: status as ReserveResult["status"],
+    used: to_number(row.used ?? 0),
+  };
 }
 
 /**
- * Reserves one generation against the monthly `limit`.
+ * Reserves one generation against the monthly `limit`: settled units and
+ * live reservations together stay within it. A settled receipt of the same
+ * request (under `request_hash` or `legacy_hash`) makes it a free replay,
+ * even when the month is used up; a live reservation of the same request
+ * makes it pending (served, charged once on delivery). An expired
+ * reservation of the same request is taken over.
  *
- * One statement with data-modifying CTEs inserts the receipt (if new) and,
- * only then, increments the monthly counter if it is below `limit`, and the
- * daily counter with it; receipt and charge commit together or not at all.
- * An earlier receipt (always a charged one) means a replay, free even when
- * the month is used up. Only when another request took the last generation
- * between the statement's snapshot and its charge does a second statement
- * run, to read the counter for the answer.
- *
- * Call {@linkcode release_generation} only after a "reserved" result.
+ * After "reserved" or "pending", call {@linkcode settle_generation} once the
+ * document was delivered; after "reserved", {@linkcode release_generation}
+ * when it was not (or let the reservation expire).
  */
 export async function reserve_generation(
   database: Database,
   input: ReserveGenerationInput,
 ): Promise<ReserveResult> {
-  check_input(input);
-  if (!Number.isInteger(input.limit) || input.limit < 0) {
-    throw new RangeError("limit must be a non-negative integer");
-  }
-  const { account_id, month, day, request_hash, limit } = input;
-  let row: ReservationRow;
-  try {
-    const rows = await database.run<ReservationRow>(RESERVE_STATEMENT, [
-      account_id,
-      month,
-      request_hash,
-      limit,
-      day,
-      input.key_id ?? null,
-    ]);
-    row = rows[0]!;
-  } catch (error) {
-    if (!is_generation_refused(error)) throw error;
-    return {
-      status: "exhausted",
-      used: await get_usage(database, account_id, { month }),
-    };
-  }
-  return reservation_result_of(row, limit);
+  check_account(input.account_id);
+  check_charge_fields(input);
+  check_limit(input.limit);
+  const rows = await database.run<ReservationRow>(RESERVE_STATEMENT, [
+    input.account_id,
+    input.month,
+    input.request_hash,
+    input.legacy_hash ?? null,
+    input.limit,
+    (input.now ?? new Date()).toISOString(),
+    reservation_ttl_of(input.ttl_ms),
+  ]);
+  return reservation_result_of(rows[0]!);
 }
 
 /**
- * Undoes a reservation whose render failed: deletes the receipt and, only if
- * there was one, decrements the monthly, daily and per-key counters (never
- * below 0).
- * Idempotent: a second call changes nothing.
+ * Charges a delivered generation: its receipt is settled and the month, the
+ * day and the key counted, once. True when this call charged it; false when
+ * it was settled already. Needs no live reservation: a reservation that
+ * expired meanwhile is charged as well (its document was delivered).
+ */
+export async function settle_generation(
+  database: Database,
+  input: ChargeFields,
+): Promise<boolean> {
+  check_account(input.account_id);
+  check_charge_fields(input);
+  const rows = await database.run<{ settled: boolean }>(SETTLE_STATEMENT, [
+    input.account_id,
+    input.month,
+    input.request_hash,
+    input.day,
+    input.key_id ?? null,
+  ]);
+  return rows[0]?.settled === true;
+}
+
+/**
+ * Reserves and settles at once: a generation delivered as it was counted
+ * (seeding usage, the operator's tools). Answers as the reservation did.
+ */
+export async function charge_generation(
+  database: Database,
+  input: ReserveGenerationInput,
+): Promise<ReserveResult> {
+  const reserved = await reserve_generation(database, input);
+  if (reserved.status === "reserved" || reserved.status === "pending") {
+    await settle_generation(database, input);
+    return { ...reserved, used: reserved.used + 1 };
+  }
+  return reserved;
+}
+
+/**
+ * Frees a reservation whose document was not delivered (render failed,
+ * client gone): its unsettled receipt is deleted. A settled receipt is kept.
+ * Idempotent; true when a reservation was freed.
  */
 export async function release_generation(
   database: Database,
   input: ReleaseGenerationInput,
-): Promise<{ released: boolean; used: number }> {
-  check_input(input);
-  const { account_id, month, day, request_hash } = input;
-  const key_id = input.key_id ?? null;
-  const rows = await query_rows<{
-    released: number | string;
-    used: number | string;
-  }>(
+): Promise<boolean> {
+  check_account(input.account_id);
+  check_month(input.month);
+  return await count_deleted(
     database,
-    sql`
-      with gone as (
-        delete from generation_receipts
-        where account_id = ${account_id}::uuid and month = ${month}
-          and request_hash = ${request_hash}
-        returning 1
-      ),
-      monthly as (
-        update usage_monthly set count = greatest(count - 1, 0)
-        where account_id = ${account_id}::uuid and month = ${month}
-          and exists (select 1 from gone)
-        returning count
-      ),
-      daily as (
-        update usage_daily set count = greatest(count - 1, 0)
-        where account_id = ${account_id}::uuid and day = ${day}::date
-          and exists (select 1 from gone)
-        returning 1
-      ),
-      by_key as (
-        update usage_by_key set count = greatest(count - 1, 0)
-        where key_id = ${key_id}::uuid and month = ${month}
-          and exists (select 1 from gone)
-        returning 1
-      )
-      select (select count(*) from gone)::int as released,
-             coalesce((select count from monthly),
-               (select count from usage_monthly
-                 where account_id = ${account_id}::uuid and month = ${month}),
-               0) as used
-    `,
+    sql`delete from generation_receipts
+      where account_id = ${input.account_id}::uuid
+        and month = ${input.month}
+        and request_hash = ${input.request_hash} and not settled
+      returning 1`,
+  ) > 0;
+}
+
+/**
+ * Deletes reservations that expired before `now` (housekeeping: the limit
+ * ignores them by time already). Returns how many.
+ */
+export async function sweep_reservations(
+  database: Database,
+  now: Date,
+): Promise<number> {
+  return await count_deleted(
+    database,
+    sql`delete from generation_receipts
+      where not settled and expires_at <= ${now.toISOString()}::timestamptz
+      returning 1`,
   );
-  const row = rows[0]!;
-  return { released: to_number(row.released) > 0, used: to_number(row.used) };
+}
+
+/** Live reservations of an account in `month` at `now`. */
+export async function get_open_reservations(
+  database: Database,
+  account_id: string,
+  options: { month: string; now?: Date },
+): Promise<number> {
+  check_month(options.month);
+  if (!is_uuid(account_id)) return 0;
+  const now = (options.now ?? new Date()).toISOString();
+  const rows = await query_rows<{ n: number | string }>(
+    database,
+    sql`select count(*)::int as n from generation_receipts
+      where account_id = ${account_id}::uuid and month = ${options.month}
+        and not settled and expires_at > ${now}::timestamptz`,
+  );
+  return to_number(rows[0]?.n ?? 0);
 }
 
 /** Generations counted for an account in `month` ("YYYY-MM"). */
@@ -389,13 +348,9 @@ export async function reserve_test_generation(
   input: ReserveTestGenerationInput,
 ): Promise<TestReservation> {
   check_month(input.month);
-  if (!is_uuid(input.account_id)) {
-    throw new TypeError("account_id must be a UUID");
-  }
+  check_account(input.account_id);
   check_key_id(input.key_id);
-  if (!Number.isInteger(input.limit) || input.limit < 0) {
-    throw new RangeError("limit must be a non-negative integer");
-  }
+  check_limit(input.limit);
   const key_id = input.key_id ?? null;
   const rows = await query_rows<{
     used: number | string;

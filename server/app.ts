@@ -53,6 +53,7 @@ import {
 } from "./http/steps.ts";
 import { type MemoryBudget, RAW_BODY_EXPANSION } from "./memory_budget.ts";
 import type { Metrics } from "./metrics.ts";
+import { delivered_bytes } from "./generate/delivery.ts";
 import { owned_bytes } from "./owned_bytes.ts";
 import { build_openapi_document } from "./openapi.ts";
 import { create_docs } from "./docs/mod.ts";
@@ -272,11 +273,16 @@ export function create_app(options: AppOptions): Handler {
       headers.set("Content-Type", result.content_type);
       headers.set("Content-Disposition", content_disposition(result.file_name));
       headers.set("Cache-Control", "no-store");
-      return new Response(owned_bytes(ctx.response.pdf as Uint8Array), {
+      const bytes = owned_bytes(ctx.response.pdf as Uint8Array);
+      const delivery = ctx.response.delivery;
+      if (!delivery) return new Response(bytes, { status: 200, headers });
+      headers.set("Content-Length", String(bytes.length));
+      return new Response(delivered_bytes(bytes, delivery), {
         status: 200,
         headers,
       });
     } catch (error) {
+      await ctx.response.delivery?.undelivered();
       log_fault(error);
       return error_response(to_api_error(error), ctx.response.headers);
     }
@@ -328,7 +334,19 @@ export function create_app(options: AppOptions): Handler {
     });
     if (body_error !== undefined) {
       await response.body?.cancel();
+      await ctx.response.delivery?.undelivered();
       throw body_error;
+    }
+    const delivery = ctx.response.delivery;
+    if (delivery) {
+      // A generated document: charged once the answer was delivered.
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const headers = new Headers(response.headers);
+      headers.set("Content-Length", String(bytes.length));
+      return new Response(delivered_bytes(bytes, delivery), {
+        status: response.status,
+        headers,
+      });
     }
     if (response.status === 405) {
       // Queries are read by GET, mutations sent by POST.

@@ -72,6 +72,12 @@ export interface Config {
   /** Render-seconds an account may use a minute (`RENDER_SECONDS_PER_MINUTE`, default 30). */
   render_seconds_per_minute: number;
   /**
+   * How long a generation's reservation and a running `Idempotency-Key`
+   * hold unless the answer was delivered, in ms (`RESERVATION_TTL_MS`,
+   * default 30 000).
+   */
+  reservation_ttl_ms: number;
+  /**
    * MiB that requests in flight may hold in memory (`REQUEST_MEMORY_MB`,
    * default 64): bodies as parsed, documents not yet handed over; past it, 503.
    */
@@ -458,6 +464,9 @@ export function load_config(
       min: 1,
       max: 100_000,
     }) ?? 30,
+    reservation_ttl_ms:
+      optional_int("RESERVATION_TTL_MS", { min: 100, max: 3_600_000 }) ??
+        30_000,
     request_memory_mb,
     anonymous_request_memory_mb,
     stripe: parse_stripe(get),

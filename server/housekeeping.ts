@@ -1,6 +1,7 @@
 /**
  * Periodic clean-up of rows that only matter for a while: rate-limit windows
  * (a row per bucket and window), idempotency receipts of past months,
+ * expired reservations of generations never delivered,
  * `Idempotency-Key`s older than 24 hours, expired dashboard sessions and
  * mailed tokens. Safe to run on every instance at once.
  */
@@ -12,6 +13,7 @@ import {
   prune_receipts,
   prune_sessions,
   prune_stripe_events,
+  sweep_reservations,
 } from "../db/mod.ts";
 import { IDEMPOTENCY_KEY_TTL_MS } from "./services.ts";
 import { month_of } from "./services/calendar.ts";
@@ -29,6 +31,8 @@ const RATE_WINDOW_RETENTION_MS = 49 * 60 * 60 * 1000;
 export interface HousekeepingResult {
   rate_limit_windows: number;
   receipts: number;
+  /** Reservations that expired undelivered (the limit ignores them already). */
+  reservations: number;
   idempotency_keys: number;
   sessions: number;
   stripe_events: number;
@@ -50,6 +54,7 @@ export async function run_housekeeping(
     receipts: await prune_receipts(database, {
       before_month: month_of(now),
     }),
+    reservations: await sweep_reservations(database, now),
     idempotency_keys: await prune_idempotency_keys(
       database,
       new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS),

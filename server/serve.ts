@@ -142,6 +142,7 @@ export async function start_server(
     render_pdf,
     render_early: pool ? () => pool.idle_workers > 0 : undefined,
     render_seconds_per_minute: config.render_seconds_per_minute,
+    reservation_ttl_ms: config.reservation_ttl_ms,
     admin_token: config.admin_token,
     rate_limit_per_minute: config.rate_limit_per_minute,
     now: options.now,

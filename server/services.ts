@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import {
   ApiError,
   type ApiKeyRequest,
+  type Delivery,
   type Invoice,
   INVOICE_FORMAT_TABLE,
   type InvoiceFormat,
@@ -45,6 +46,10 @@ import { create_key_services } from "./services/keys.ts";
 import { create_upgrade_services } from "./services/upgrades.ts";
 import { account_view } from "./views.ts";
 import { with_database } from "./with_database.ts";
+import {
+  legacy_request_hash,
+  request_hash as live_request_hash,
+} from "./generate/request_hash.ts";
 
 export type {
   RenderOptions,
@@ -72,8 +77,6 @@ const WARM_KEY_MS = 60_000;
 export const PREVIEWS_PER_MINUTE = 30;
 /** How long an `Idempotency-Key` is remembered. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
-// A key whose first request has run this long died with its instance.
-const IDEMPOTENCY_ABANDONED_AFTER_MS = 5 * 60 * 1000;
 /** How long a timed-out render is remembered. */
 const TIMEOUT_MEMORY_MS = 60 * 60 * 1000;
 /**
@@ -113,16 +116,6 @@ const MONTHLY_INVOICES = Object.fromEntries(
   ) => [plan, limits.monthly_invoices]),
 ) as Record<Plan, number>;
 
-// What a live request is charged under: a hash of the canonical
-// (validated, normalised) invoice, so an identical retry is recognised
-// without storing its content. The format is part of what was asked; PDF
-// requests hash as they always did.
-function live_request_hash(invoice: Invoice, format: InvoiceFormat): string {
-  return sha256_hex(
-    JSON.stringify(format === "pdf" ? invoice : [format, invoice]),
-  );
-}
-
 // How a live or test key's request is generated, once the key checked out.
 interface GenerateState {
   at: Date;
@@ -133,6 +126,25 @@ interface GenerateState {
   request_hash?: string;
   /** The render, started before the key statement (see WARM_KEY_MS). */
   early?: Promise<RenderedPdf>;
+  /** What runs once the answer was delivered, or was not. */
+  delivery: DeliveryTasks;
+}
+
+// What a generation does on delivery (charge, mark its key done) and
+// without it (give back the reservation and the key), in order.
+interface DeliveryTasks {
+  delivered: Array<() => Promise<unknown>>;
+  undelivered: Array<() => Promise<unknown>>;
+}
+
+function delivery_of(tasks: DeliveryTasks): Delivery {
+  const run = async (list: Array<() => Promise<unknown>>) => {
+    for (const task of list) await task();
+  };
+  return {
+    delivered: () => run(tasks.delivered),
+    undelivered: () => run(tasks.undelivered),
+  };
 }
 
 // How a key's invoice is rendered: marked as test for a test key.
@@ -198,6 +210,8 @@ export function create_services(
 ): Services {
   const context = create_service_context(database, options);
   const { now, hint_options, require_account } = context;
+  const reservation_ttl_ms = options.reservation_ttl_ms ??
+    store.DEFAULT_RESERVATION_TTL_MS;
 
   const rate_limits = Object.fromEntries(
     Object.entries(PLANS).map((
@@ -362,7 +376,7 @@ export function create_services(
     const month = month_of(at);
     const day = day_of(at);
     const plan = PLANS[principal.account.plan];
-    // Hashed once per request (live_request_hash says what it covers).
+    // Hashed once per request (server/generate/request_hash.ts).
     const request_hash = state.request_hash ??
       live_request_hash(invoice, format);
     const reservation = {
@@ -390,12 +404,19 @@ export function create_services(
       early?.catch(() => {}); // awaited below, or deliberately dropped
       reserved = await store.reserve_generation(database, {
         ...reservation,
+        legacy_hash: legacy_request_hash(invoice, format),
         limit: plan.monthly_invoices,
+        now: at,
+        ttl_ms: reservation_ttl_ms,
       });
     }
+    // The headers count this request as charged when it will be once
+    // delivered.
+    const charged_too = reserved.status === "reserved" ||
+      reserved.status === "pending";
     const reset = set_quota_headers(response, principal, {
       at,
-      used: reserved.used,
+      used: reserved.used + (charged_too ? 1 : 0),
     });
     if (reserved.status === "exhausted") {
       if (recently_exhausted.size >= RECENTLY_EXHAUSTED_LIMIT) {
@@ -412,22 +433,34 @@ export function create_services(
           more_invoices_hint(principal.account.plan, hint_options),
       );
     }
-    if (reserved.status === "replay") {
+    // A copy of a charged request, or of one in flight (charged once,
+    // whichever copy is delivered first).
+    if (reserved.status === "replay" || reserved.status === "pending") {
       response.headers.set("Idempotent-Replayed", "true");
     }
     if (reserved.status === "reserved") {
       recently_exhausted.delete(exhausted_key);
     }
+    // Charged once delivered; a reservation of its own is given back
+    // otherwise (a pending one belongs to the same request in flight).
+    const release = () =>
+      reserved.status === "reserved"
+        ? store.release_generation(database, reservation)
+        : Promise.resolve();
+    let document: RenderedPdf;
     try {
-      return await (early ?? render(invoice, render_options));
+      document = await (early ?? render(invoice, render_options));
     } catch (error) {
-      if (reserved.status === "reserved") {
-        await store.release_generation(database, reservation).catch(
-          () => {},
-        );
-      }
+      await release().catch(() => {});
       throw error;
     }
+    if (reserved.status !== "replay") {
+      state.delivery.delivered.push(() =>
+        store.settle_generation(database, reservation)
+      );
+      state.delivery.undelivered.push(release);
+    }
+    return document;
   }
 
   // A test key: never charged, but at most TEST_DOCUMENTS_PER_MONTH a
@@ -459,14 +492,16 @@ export function create_services(
           `and this account's are used up; they reset on ${reset} (UTC). Live keys are not affected.`,
       );
     }
+    const release = () => store.release_test_generation(database, reservation);
+    let document: RenderedPdf;
     try {
-      return await (state.early ?? render(invoice, state.render_options));
+      document = await (state.early ?? render(invoice, state.render_options));
     } catch (error) {
-      await store.release_test_generation(database, reservation).catch(
-        () => {},
-      );
+      await release().catch(() => {});
       throw error;
     }
+    state.delivery.undelivered.push(release);
+    return document;
   }
 
   // The quota headers of an answer; returns the reset day they name.
@@ -609,9 +644,7 @@ export function create_services(
         ...idempotency,
         now: at,
         expired_before: new Date(at.getTime() - IDEMPOTENCY_KEY_TTL_MS),
-        abandoned_before: new Date(
-          at.getTime() - IDEMPOTENCY_ABANDONED_AFTER_MS,
-        ),
+        abandoned_before: new Date(at.getTime() - reservation_ttl_ms),
       });
       if (claim.status === "reused") {
         throw new ApiError(
@@ -637,12 +670,14 @@ export function create_services(
       }
     }
     try {
+      const delivery: DeliveryTasks = { delivered: [], undelivered: [] };
       const generate_state: GenerateState = {
         at,
         render_options,
         reserved: state.reserved,
         request_hash: state.request_hash,
         early: state.early,
+        delivery,
       };
       const document = mode === "test"
         ? await generate_test(principal, invoice, response, generate_state)
@@ -653,11 +688,16 @@ export function create_services(
           generate_state,
         );
       if (idempotency) {
-        // Not marking it done only makes a retry wait (409) until the
-        // claim counts as abandoned; the document is good either way.
-        await store.complete_idempotency_key(database, idempotency)
-          .catch(() => {});
+        // Done once delivered; given back otherwise. Not marking it done
+        // only makes a retry wait (409) until its lease ends.
+        delivery.delivered.push(() =>
+          store.complete_idempotency_key(database, idempotency)
+        );
+        delivery.undelivered.push(() =>
+          store.release_idempotency_key(database, idempotency)
+        );
       }
+      response.delivery = delivery_of(delivery);
       return document;
     } catch (error) {
       if (idempotency) {
@@ -757,7 +797,9 @@ export function create_services(
           month: month_of(at),
           day: day_of(at),
           request_hash,
+          legacy_hash: legacy_request_hash(invoice, format),
           monthly_limits: MONTHLY_INVOICES,
+          ttl_ms: reservation_ttl_ms,
         });
         const principal = principal_of(result.auth, response, {
           at,

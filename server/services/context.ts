@@ -65,6 +65,11 @@ export interface ServicesOptions {
   support_email?: string;
   /** Cost of new password hashes (default `DEFAULT_SCRYPT_PARAMS`). */
   scrypt_params?: ScryptParams;
+  /**
+   * How long a generation's reservation, and an `Idempotency-Key` held by a
+   * request, last unless delivered (`RESERVATION_TTL_MS`, default 30 s).
+   */
+  reservation_ttl_ms?: number;
 }
 
 /** What the service domains share, built once per `create_services`. */

@@ -34,12 +34,12 @@ import {
 import { full_invoice } from "../fixtures/invoices.ts";
 import {
   apply_subscription_state,
+  charge_generation,
   create_account,
   create_api_key,
   get_account,
   link_stripe_customer,
   list_deleted_account_usage,
-  reserve_generation,
   schema,
 } from "../../db/mod.ts";
 import { SIGN_IN_LIMIT } from "../../server/dashboard/auth.ts";
@@ -429,7 +429,7 @@ Deno.test("delete account: typed e-mail and password; keys answer 401, sessions 
     });
     assertEquals(before.status, 200);
     await before.body?.cancel();
-    await reserve_generation(database, {
+    await charge_generation(database, {
       account_id: owner.id,
       month: "2026-03",
       day: "2026-03-10",

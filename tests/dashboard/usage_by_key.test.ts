@@ -12,6 +12,7 @@ import { open_test_database } from "../helpers/test_database.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
 import {
   API_KEY_DISPLAY_PREFIX_LENGTH,
+  charge_generation,
   create_account,
   create_api_key,
   get_usage_by_key,
@@ -208,7 +209,7 @@ Deno.test("usage by key (database): reserve, release and test calls move the key
     });
     const month = "2030-07";
     const base = { account_id: account.id, month, day: "2030-07-02" };
-    const first = await reserve_generation(database, {
+    const first = await charge_generation(database, {
       ...base,
       limit: 2,
       request_hash: "a",
@@ -220,7 +221,7 @@ Deno.test("usage by key (database): reserve, release and test calls move the key
       (await reserve_generation(database, { ...second, limit: 2 })).status,
       "reserved",
     );
-    // Over the limit: refused, and not counted for the key either.
+    // Over the limit (one charged, one reserved): refused, counted nowhere.
     assertEquals(
       (await reserve_generation(database, {
         ...base,
@@ -236,10 +237,11 @@ Deno.test("usage by key (database): reserve, release and test calls move the key
           key,
         ) => [key.name, key.count]),
       );
-    assertEquals(await counts(month), { Live: 2, Test: 0 });
-    // A failed render gives the charge back, to the key as well; twice is once.
-    assertEquals((await release_generation(database, second)).released, true);
-    assertEquals((await release_generation(database, second)).released, false);
+    // A reservation is counted for the key only once settled.
+    assertEquals(await counts(month), { Live: 1, Test: 0 });
+    // An undelivered document gives its reservation back; twice is once.
+    assertEquals(await release_generation(database, second), true);
+    assertEquals(await release_generation(database, second), false);
     assertEquals(await counts(month), { Live: 1, Test: 0 });
 
     await reserve_test_generation(database, {

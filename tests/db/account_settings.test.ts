@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { assert, assertEquals, assertStrictEquals } from "../assert.ts";
 import {
   change_account_email,
+  charge_generation,
   create_account,
   create_account_token,
   create_api_key,
@@ -17,7 +18,6 @@ import {
   get_account,
   get_session,
   list_deleted_account_usage,
-  reserve_generation,
   reserve_test_generation,
   schema,
   take_sliding_window,
@@ -212,7 +212,7 @@ Deno.test("account settings in the database", async (t) => {
             ["2026-05", "2026-05-03", "c"],
           ]
         ) {
-          await reserve_generation(database, {
+          await charge_generation(database, {
             account_id: account.id,
             month,
             day,
@@ -225,7 +225,7 @@ Deno.test("account settings in the database", async (t) => {
           month: "2026-05",
           limit: 1000,
         });
-        await reserve_generation(database, {
+        await charge_generation(database, {
           account_id: neighbour.id,
           month: "2026-05",
           day: "2026-05-02",

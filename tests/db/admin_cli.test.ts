@@ -1,11 +1,11 @@
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { open_test_database } from "../helpers/test_database.ts";
 import {
+  charge_generation,
   create_account,
   create_upgrade_request,
   delete_account,
   open_database,
-  reserve_generation,
 } from "../../db/mod.ts";
 
 async function cli(
@@ -177,7 +177,7 @@ Deno.test("deno task admin: deleted-usage lists deleted accounts' month totals, 
       plan: "pro",
     });
     for (const hash of ["a", "b", "c"]) {
-      await reserve_generation(seed, {
+      await charge_generation(seed, {
         account_id: account.id,
         month: "2026-02",
         day: "2026-02-11",

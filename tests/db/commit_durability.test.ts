@@ -17,6 +17,7 @@ import {
   type Database,
   type PreparedStatement,
   reserve_generation,
+  settle_generation,
   type StatementParam,
 } from "../../db/mod.ts";
 import { query_rows } from "../../db/_util.ts";
@@ -110,7 +111,18 @@ Deno.test("per-request statements commit asynchronously, for their own transacti
       request_hash: "durability-1",
       limit: 1_000,
     });
-    assertEquals(reserved, { status: "reserved", used: 1 });
+    assertEquals(reserved, { status: "reserved", used: 0 });
+    // Delivered: settled (charged) in one statement as well.
+    assertEquals(
+      await settle_generation(observed, {
+        account_id: account.id,
+        month: "2030-05",
+        day: "2030-05-02",
+        key_id,
+        request_hash: "durability-1",
+      }),
+      true,
+    );
     // A used-up month answers without a write, still from one statement.
     const exhausted = await reserve(observed, {
       request_hash: "durability-2",
@@ -127,11 +139,12 @@ Deno.test("per-request statements commit asynchronously, for their own transacti
       request_hash: "durability-4",
       monthly_limits: { starter: 150, pro: 1_000, team: 10_000 },
     });
-    assertEquals(both.reservation, { status: "reserved", used: 2 });
+    assertEquals(both.reservation, { status: "reserved", used: 1 });
 
     assertEquals(Object.fromEntries(settings), {
       ink_authenticate_api_key: "off",
       ink_reserve_generation: "off",
+      ink_settle_generation: "off",
       ink_authenticate_and_reserve: "off",
     });
     // Through the real driver too (PGlite is one session, so this reads

@@ -1,6 +1,7 @@
 import { assertEquals } from "../assert.ts";
 import { open_test_database } from "../helpers/test_database.ts";
 import {
+  charge_generation,
   claim_idempotency_key,
   create_account,
   create_account_token,
@@ -36,12 +37,12 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
       limit: 150,
       request_hash: "h1",
     };
-    await reserve_generation(database, {
+    await charge_generation(database, {
       ...reservation,
       month: "2026-10",
       day: "2026-10-31",
     });
-    await reserve_generation(database, {
+    await charge_generation(database, {
       ...reservation,
       month: "2026-11",
       day: "2026-11-23",
@@ -94,10 +95,24 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
       now,
     });
 
+    // Reservations of documents never delivered: one expired, one live.
+    const reserve = (request_hash: string, at: Date) =>
+      reserve_generation(database, {
+        ...reservation,
+        request_hash,
+        month: "2026-11",
+        day: "2026-11-23",
+        now: at,
+        ttl_ms: 30_000,
+      });
+    await reserve("expired", new Date(now.getTime() - 31_000));
+    await reserve("live", new Date(now.getTime() - 1_000));
+
     const removed = await run_housekeeping(database, now);
     assertEquals(removed, {
       rate_limit_windows: 1,
       receipts: 1,
+      reservations: 1,
       idempotency_keys: 1,
       sessions: 1,
       stripe_events: 1,
@@ -158,6 +173,8 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
       day: "2026-11-23",
     });
     assertEquals(retry.status, "replay");
+    // The live reservation still holds (its retry is the request in flight).
+    assertEquals((await reserve("live", now)).status, "pending");
     assertEquals(
       await get_session(database, expired.token, {
         now: new Date("2026-11-23T11:00:30Z"),

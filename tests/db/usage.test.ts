@@ -1,6 +1,7 @@
 import { assertEquals, assertRejects, assertStrictEquals } from "../assert.ts";
 import { sql } from "drizzle-orm";
 import {
+  charge_generation,
   create_account,
   type Database,
   get_daily_usage,
@@ -10,6 +11,8 @@ import {
   release_generation,
   reserve_generation,
   type ReserveResult,
+  settle_generation,
+  sweep_reservations,
 } from "../../db/mod.ts";
 import { query_rows } from "../../db/_util.ts";
 import { open_test_database } from "../helpers/test_database.ts";
@@ -38,6 +41,18 @@ function tally(results: ReserveResult[]): Record<string, number> {
   return counts;
 }
 
+// Settles each reservation, as its delivery does.
+async function settle_all(
+  database: Database,
+  reservations: Array<
+    { account_id: string; month: string; day: string; request_hash: string }
+  >,
+): Promise<void> {
+  for (const reservation of reservations) {
+    await settle_generation(database, reservation);
+  }
+}
+
 // 500 concurrent reservations with distinct hashes against limit 150,
 // spread round-robin over `handles`: exactly 150 may succeed.
 async function check_exact_quota(
@@ -45,27 +60,27 @@ async function check_exact_quota(
   account_id: string,
 ): Promise<void> {
   const month = "2031-01";
+  const inputs = Array.from({ length: 500 }, (_, i) => ({
+    account_id,
+    month,
+    day: `${month}-${String(1 + (i % 28)).padStart(2, "0")}`,
+    limit: 150,
+    request_hash: `hash-${i}`,
+  }));
   const results = await Promise.all(
-    Array.from(
-      { length: 500 },
-      (_, i) =>
-        reserve_generation(handles[i % handles.length]!, {
-          account_id,
-          month,
-          day: `${month}-${String(1 + (i % 28)).padStart(2, "0")}`,
-          limit: 150,
-          request_hash: `hash-${i}`,
-        }),
+    inputs.map((input, i) =>
+      reserve_generation(handles[i % handles.length]!, input)
     ),
   );
+  // Reservations hold their units: exactly 150, none charged yet.
   assertEquals(tally(results), { reserved: 150, exhausted: 350 });
-  const used = results.filter((r) => r.status === "reserved")
-    .map((r) => r.used).sort((a, b) => a - b);
-  assertEquals(used, Array.from({ length: 150 }, (_, i) => i + 1));
-  for (const result of results) {
-    if (result.status === "exhausted") assertStrictEquals(result.used, 150);
-  }
+  for (const result of results) assertStrictEquals(result.used, 0);
   const database = handles[0]!;
+  assertStrictEquals(await get_usage(database, account_id, { month }), 0);
+  await settle_all(
+    database,
+    inputs.filter((_, i) => results[i]!.status === "reserved"),
+  );
   assertStrictEquals(await get_usage(database, account_id, { month }), 150);
   // Identical concurrent requests in a fresh month: one counted, rest free.
   const same = await Promise.all(
@@ -81,7 +96,16 @@ async function check_exact_quota(
         }),
     ),
   );
-  assertEquals(tally(same), { reserved: 1, replay: 19 });
+  // The others are the same request in flight: served, charged once.
+  assertEquals(tally(same), { reserved: 1, pending: 19 });
+  const same_input = {
+    account_id,
+    month: "2031-02",
+    day: "2031-02-01",
+    request_hash: "same",
+  };
+  assertEquals(await settle_generation(database, same_input), true);
+  assertEquals(await settle_generation(database, same_input), false);
   assertStrictEquals(
     await get_usage(database, account_id, { month: "2031-02" }),
     1,
@@ -109,7 +133,8 @@ async function check_exact_quota(
   const used_up = await copies(10, 6, 150);
   assertEquals(tally(used_up.map((r) => r.result)), { exhausted: 60 });
   assertStrictEquals(await receipt_count(database, account_id, month), 150);
-  // Two left: exactly two distinct hashes are charged, copies of them replay.
+  // Two left: exactly two distinct hashes are reserved, copies of them are
+  // pending, the rest refused.
   const two_left = await copies(10, 6, 152);
   const charged = new Set(
     two_left.filter((r) => r.result.status === "reserved").map((r) => r.hash),
@@ -118,6 +143,19 @@ async function check_exact_quota(
   assertEquals(
     tally(two_left.filter((r) => !charged.has(r.hash)).map((r) => r.result)),
     { exhausted: 48 },
+  );
+  assertEquals(
+    tally(two_left.filter((r) => charged.has(r.hash)).map((r) => r.result)),
+    { reserved: 2, pending: 10 },
+  );
+  await settle_all(
+    database,
+    [...charged].map((hash) => ({
+      account_id,
+      month,
+      day: `${month}-01`,
+      request_hash: `dup-152-${hash}`,
+    })),
   );
   assertStrictEquals(await get_usage(database, account_id, { month }), 152);
   assertStrictEquals(await receipt_count(database, account_id, month), 152);
@@ -134,7 +172,7 @@ Deno.test("usage quotas", async (t) => {
 
     await t.step("reserve counts up to the limit", async () => {
       assertEquals(
-        await reserve_generation(database, {
+        await charge_generation(database, {
           ...base,
           limit: 2,
           request_hash: "a",
@@ -142,7 +180,7 @@ Deno.test("usage quotas", async (t) => {
         { status: "reserved", used: 1 },
       );
       assertEquals(
-        await reserve_generation(database, {
+        await charge_generation(database, {
           ...base,
           limit: 2,
           request_hash: "b",
@@ -150,7 +188,7 @@ Deno.test("usage quotas", async (t) => {
         { status: "reserved", used: 2 },
       );
       assertEquals(
-        await reserve_generation(database, {
+        await charge_generation(database, {
           ...base,
           limit: 2,
           request_hash: "c",
@@ -183,36 +221,120 @@ Deno.test("usage quotas", async (t) => {
         }),
         { status: "replay", used: 2 },
       );
+      // A receipt found under the request's legacy hash is a replay too.
+      assertEquals(
+        await reserve_generation(database, {
+          ...base,
+          limit: 2,
+          request_hash: "v2:a",
+          legacy_hash: "a",
+        }),
+        { status: "replay", used: 2 },
+      );
       assertStrictEquals(
         await get_usage(database, account.id, { month: MONTH }),
         2,
       );
     });
 
-    await t.step("release decrements once and frees the hash", async () => {
-      assertEquals(
-        await release_generation(database, { ...base, request_hash: "b" }),
-        { released: true, used: 1 },
-      );
-      assertEquals(
-        await release_generation(database, { ...base, request_hash: "b" }),
-        { released: false, used: 1 },
-        "a second release changes nothing",
-      );
-      assertEquals(
-        await get_daily_usage(database, account.id, { month: MONTH }),
-        [{ day: DAY, count: 1 }],
-      );
-      // "c" was rejected earlier; now there is room and it is not a replay.
-      assertEquals(
-        await reserve_generation(database, {
-          ...base,
-          limit: 2,
-          request_hash: "c",
-        }),
-        { status: "reserved", used: 2 },
-      );
-    });
+    await t.step(
+      "a reservation holds its unit until settled, released or expired",
+      async () => {
+        const fresh = await create_account(database, {
+          email: "reserve@example.com",
+          plan: "starter",
+        });
+        const at = new Date("2030-03-14T10:00:00Z");
+        const one = { account_id: fresh.id, month: MONTH, day: DAY, limit: 1 };
+        const reserve = (request_hash: string, now: Date) =>
+          reserve_generation(database, {
+            ...one,
+            request_hash,
+            now,
+            ttl_ms: 30_000,
+          });
+        assertEquals(await reserve("x", at), { status: "reserved", used: 0 });
+        // The unit is held: another document is refused, the same one is
+        // in flight (pending); nothing is charged yet.
+        assertEquals((await reserve("y", at)).status, "exhausted");
+        assertEquals((await reserve("x", at)).status, "pending");
+        assertStrictEquals(
+          await get_usage(database, fresh.id, { month: MONTH }),
+          0,
+        );
+        // Released (not delivered): the unit is free again; twice is once.
+        const x = { account_id: fresh.id, month: MONTH, request_hash: "x" };
+        assertEquals(await release_generation(database, x), true);
+        assertEquals(await release_generation(database, x), false);
+        assertEquals((await reserve("y", at)).status, "reserved");
+        // Expired, by time alone (nothing swept): its unit is free.
+        const later = new Date(at.getTime() + 30_000);
+        assertEquals((await reserve("z", later)).status, "reserved");
+        assertEquals((await reserve("y", later)).status, "exhausted");
+        // Delivered: charged once, to the day too.
+        const z = { ...x, day: DAY, request_hash: "z" };
+        assertEquals(await settle_generation(database, z), true);
+        assertEquals(await settle_generation(database, z), false);
+        assertStrictEquals(
+          await get_usage(database, fresh.id, { month: MONTH }),
+          1,
+        );
+        assertEquals(
+          await get_daily_usage(database, fresh.id, { month: MONTH }),
+          [{ day: DAY, count: 1 }],
+        );
+        // Its retry is a free replay, even with the month used up.
+        assertEquals((await reserve("z", later)).status, "replay");
+        // Housekeeping sweeps the expired reservation ("y") only.
+        assertStrictEquals(
+          await sweep_reservations(database, new Date(later.getTime() + 1)),
+          1,
+        );
+        assertStrictEquals(await receipt_count(database, fresh.id, MONTH), 1);
+      },
+    );
+
+    await t.step(
+      "an expired reservation is taken over by its retry",
+      async () => {
+        const fresh = await create_account(database, {
+          email: "retry@example.com",
+          plan: "starter",
+        });
+        const at = new Date("2030-03-14T10:00:00Z");
+        const input = {
+          account_id: fresh.id,
+          month: MONTH,
+          day: DAY,
+          limit: 1,
+          request_hash: "r",
+          ttl_ms: 1_000,
+        };
+        assertEquals(
+          (await reserve_generation(database, { ...input, now: at })).status,
+          "reserved",
+        );
+        const later = new Date(at.getTime() + 1_000);
+        assertEquals(
+          (await reserve_generation(database, { ...input, now: later })).status,
+          "reserved",
+        );
+        // Held again for the retry.
+        assertEquals(
+          (await reserve_generation(database, {
+            ...input,
+            request_hash: "other",
+            now: later,
+          })).status,
+          "exhausted",
+        );
+        assertEquals(await settle_generation(database, input), true);
+        assertStrictEquals(
+          await get_usage(database, fresh.id, { month: MONTH }),
+          1,
+        );
+      },
+    );
 
     await t.step("limit 0 reserves nothing", async () => {
       const fresh = await create_account(database, {
@@ -248,7 +370,7 @@ Deno.test("usage quotas", async (t) => {
       );
       // Same hash as last month: counted again, not a replay.
       assertEquals(
-        await reserve_generation(database, {
+        await charge_generation(database, {
           ...next,
           limit: 2,
           request_hash: "a",
@@ -272,7 +394,7 @@ Deno.test("usage quotas", async (t) => {
       });
       const days = ["2030-12-31", "2030-12-01", "2030-12-31"];
       for (const [i, day] of days.entries()) {
-        await reserve_generation(database, {
+        await charge_generation(database, {
           account_id: fresh.id,
           month: "2030-12",
           day,
@@ -280,7 +402,7 @@ Deno.test("usage quotas", async (t) => {
           request_hash: `d${i}`,
         });
       }
-      await reserve_generation(database, {
+      await charge_generation(database, {
         account_id: fresh.id,
         month: "2031-01",
         day: "2031-01-01",
@@ -335,10 +457,11 @@ Deno.test("usage quotas", async (t) => {
     });
 
     await t.step("prune_receipts drops old months only", async () => {
-      // Only this account's two 2030-03 receipts ("a" and "c") are older.
+      // Only the 2030-03 receipts are older: this account's two ("a" and
+      // "b") and one of each reservation step's accounts.
       assertStrictEquals(
         await prune_receipts(database, { before_month: "2030-04" }),
-        2,
+        4,
       );
       assertStrictEquals(await receipt_count(database, account.id, MONTH), 0);
       assertStrictEquals(

@@ -2,7 +2,7 @@
  * Account set-up shared by tests: a used-up month and a dashboard session
  * made directly in the database, without going through sign-in each time.
  */
-import { create_session, reserve_generation } from "../../db/mod.ts";
+import { charge_generation, create_session } from "../../db/mod.ts";
 import { hash_password } from "../../server/dashboard/password.ts";
 import type { TestBrowser } from "./browser.ts";
 import { TEST_SCRYPT_PARAMS, type TestServer } from "./test_server.ts";
@@ -20,7 +20,7 @@ export async function use_invoices(
 ): Promise<void> {
   const now = new Date();
   for (let index = 0; index < options.count; index++) {
-    await reserve_generation(server.test_database.database, {
+    await charge_generation(server.test_database.database, {
       account_id,
       month: now.toISOString().slice(0, 7),
       day: now.toISOString().slice(0, 10),

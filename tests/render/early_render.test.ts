@@ -9,8 +9,9 @@ import {
   ApiError,
   type Invoice,
   InvoiceRequestSchema,
+  type ResponseSink,
 } from "../../contract/mod.ts";
-import { create_account, get_usage, reserve_generation } from "../../db/mod.ts";
+import { charge_generation, create_account, get_usage } from "../../db/mod.ts";
 import { create_services, type RenderPdf } from "../../server/services.ts";
 import { RenderPool } from "../../server/render_pool.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
@@ -56,12 +57,17 @@ Deno.test("early render: same answers and quota as render-after-reserve", async 
       },
     };
     // A key checked before the body: the quota statement runs on its own.
-    const generate = (invoice: Invoice) =>
-      services.generate_invoice(
+    // The document is delivered as soon as it is returned.
+    const generate = async (invoice: Invoice) => {
+      const response: ResponseSink = { headers: new Headers() };
+      const document = await services.generate_invoice(
         { authorization: null, checked: true, principal },
         invoice,
-        { headers: new Headers() },
+        response,
       );
+      await response.delivery?.delivered();
+      return document;
+    };
 
     await t.step("a charged request returns its PDF", async () => {
       const pdf = await generate(numbered(1));
@@ -80,7 +86,7 @@ Deno.test("early render: same answers and quota as render-after-reserve", async 
       "over the limit: 403, and later calls do not render",
       async () => {
         for (let n = 3; n <= 151; n++) {
-          await reserve_generation(database, {
+          await charge_generation(database, {
             account_id: account.id,
             month: MONTH,
             day: "2030-03-14",

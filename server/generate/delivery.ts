@@ -1,0 +1,76 @@
+/**
+ * Delivery of a generated document: the answer's body as a stream that
+ * tells the generation whether it reached the connection. The stream hands
+ * out its chunks one pull at a time (`highWaterMark` 0, so nothing is read
+ * ahead); the pull after the last chunk (the HTTP server asking for more
+ * once it took everything) closes it and calls `delivered`, a cancel (the
+ * client left, the connection failed) calls `undelivered`. Exactly one of
+ * them runs, once; a failure in either is logged, never thrown at the
+ * connection.
+ *
+ * @module
+ */
+import type { Delivery } from "../../contract/mod.ts";
+
+/** A delivery whose two outcomes each run at most once, together at most once. */
+export function once(delivery: Delivery): Delivery {
+  let done = false;
+  const run = (outcome: () => Promise<void>) => {
+    if (done) return Promise.resolve();
+    done = true;
+    return outcome().catch((error) => {
+      console.error(
+        `delivery bookkeeping failed: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    });
+  };
+  return {
+    delivered: () => run(() => delivery.delivered()),
+    undelivered: () => run(() => delivery.undelivered()),
+  };
+}
+
+/** Largest chunk handed to the connection at once. */
+export const DELIVERY_CHUNK_BYTES = 16 * 1024;
+
+// A macrotask between chunks: a client that left answers the first chunk
+// with a reset, which the next write then meets (and the stream is
+// cancelled), instead of every chunk landing in the socket's buffer.
+function next_macrotask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * `bytes` as a body that reports its delivery: in at least two chunks of at
+ * most {@linkcode DELIVERY_CHUNK_BYTES}, one a pull, a macrotask apart;
+ * `delivered` on the pull after the last chunk, `undelivered` on a cancel.
+ * Bytes in the kernel's socket buffer count as handed to the connection.
+ */
+export function delivered_bytes(
+  bytes: Uint8Array<ArrayBuffer>,
+  delivery: Delivery,
+): ReadableStream<Uint8Array<ArrayBuffer>> {
+  const outcome = once(delivery);
+  const first = Math.min(DELIVERY_CHUNK_BYTES, Math.ceil(bytes.length / 2));
+  let offset = 0;
+  return new ReadableStream<Uint8Array<ArrayBuffer>>({
+    async pull(controller) {
+      if (offset >= bytes.length) {
+        controller.close();
+        await outcome.delivered();
+        return;
+      }
+      if (offset > 0) await next_macrotask();
+      const end = offset === 0
+        ? first
+        : Math.min(bytes.length, offset + DELIVERY_CHUNK_BYTES);
+      controller.enqueue(bytes.subarray(offset, end));
+      offset = end;
+    },
+    async cancel() {
+      await outcome.undelivered();
+    },
+  }, { highWaterMark: 0 });
+}

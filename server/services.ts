@@ -8,7 +8,6 @@ import { createHash } from "node:crypto";
 import {
   ApiError,
   type ApiKeyRequest,
-  type Delivery,
   type Invoice,
   INVOICE_FORMAT_TABLE,
   type InvoiceFormat,
@@ -46,6 +45,7 @@ import { create_key_services } from "./services/keys.ts";
 import { create_upgrade_services } from "./services/upgrades.ts";
 import { account_view } from "./views.ts";
 import { with_database } from "./with_database.ts";
+import { delivery_of, type DeliveryTasks } from "./generate/delivery.ts";
 import {
   legacy_request_hash,
   request_hash as live_request_hash,
@@ -128,23 +128,6 @@ interface GenerateState {
   early?: Promise<RenderedPdf>;
   /** What runs once the answer was delivered, or was not. */
   delivery: DeliveryTasks;
-}
-
-// What a generation does on delivery (charge, mark its key done) and
-// without it (give back the reservation and the key), in order.
-interface DeliveryTasks {
-  delivered: Array<() => Promise<unknown>>;
-  undelivered: Array<() => Promise<unknown>>;
-}
-
-function delivery_of(tasks: DeliveryTasks): Delivery {
-  const run = async (list: Array<() => Promise<unknown>>) => {
-    for (const task of list) await task();
-  };
-  return {
-    delivered: () => run(tasks.delivered),
-    undelivered: () => run(tasks.undelivered),
-  };
 }
 
 // How a key's invoice is rendered: marked as test for a test key.

@@ -12,6 +12,26 @@
  */
 import type { Delivery } from "../../contract/mod.ts";
 
+/**
+ * What a generation does on delivery (charge, mark its Idempotency-Key
+ * done) and without it (give back the reservation and the key), in order.
+ */
+export interface DeliveryTasks {
+  delivered: Array<() => Promise<unknown>>;
+  undelivered: Array<() => Promise<unknown>>;
+}
+
+/** The delivery that runs `tasks`' lists in order. */
+export function delivery_of(tasks: DeliveryTasks): Delivery {
+  const run = async (list: Array<() => Promise<unknown>>) => {
+    for (const task of list) await task();
+  };
+  return {
+    delivered: () => run(tasks.delivered),
+    undelivered: () => run(tasks.undelivered),
+  };
+}
+
 /** A delivery whose two outcomes each run at most once, together at most once. */
 export function once(delivery: Delivery): Delivery {
   let done = false;

@@ -1,0 +1,112 @@
+/**
+ * The body of a generated document reports its delivery: `delivered` on the
+ * pull after its last chunk (never before), `undelivered` when it is
+ * cancelled, exactly one of them, once; over a real connection a client
+ * that left before the answer makes it `undelivered`.
+ */
+import { assertEquals } from "../assert.ts";
+import {
+  delivered_bytes,
+  DELIVERY_CHUNK_BYTES,
+} from "../../server/generate/delivery.ts";
+
+function recorder() {
+  const events: string[] = [];
+  return {
+    events,
+    delivery: {
+      delivered: () => {
+        events.push("delivered");
+        return Promise.resolve();
+      },
+      undelivered: () => {
+        events.push("undelivered");
+        return Promise.resolve();
+      },
+    },
+  };
+}
+
+Deno.test("delivered_bytes: at least two chunks, delivered only after the last one was taken", async () => {
+  for (const size of [1, 2, 5_000, 3 * DELIVERY_CHUNK_BYTES + 7]) {
+    const bytes = new Uint8Array(size).map((_, i) => i % 251);
+    const { events, delivery } = recorder();
+    const reader = delivered_bytes(bytes, delivery).getReader();
+    const chunks: Uint8Array[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      // Not yet: the connection has not asked for more.
+      assertEquals(events, []);
+      assertEquals(value.length <= DELIVERY_CHUNK_BYTES, true);
+      chunks.push(value);
+    }
+    assertEquals(events, ["delivered"]);
+    assertEquals(chunks.length >= Math.min(2, size), true);
+    const joined = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let offset = 0;
+    for (const chunk of chunks) {
+      joined.set(chunk, offset);
+      offset += chunk.length;
+    }
+    assertEquals(joined, bytes);
+    await reader.cancel();
+    assertEquals(events, ["delivered"]);
+  }
+});
+
+Deno.test("delivered_bytes: a cancelled body is undelivered, once", async () => {
+  const { events, delivery } = recorder();
+  const reader = delivered_bytes(new Uint8Array(40_000), delivery)
+    .getReader();
+  await reader.read();
+  await reader.cancel();
+  await reader.cancel();
+  assertEquals(events, ["undelivered"]);
+});
+
+Deno.test("delivered_bytes over a connection: a client that left before the answer makes it undelivered", async () => {
+  const events: string[] = [];
+  const answered = Promise.withResolvers<void>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async () => {
+      // The answer is ready only after the client is gone.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const { delivery } = {
+        delivery: {
+          delivered: () => {
+            events.push("delivered");
+            answered.resolve();
+            return Promise.resolve();
+          },
+          undelivered: () => {
+            events.push("undelivered");
+            answered.resolve();
+            return Promise.resolve();
+          },
+        },
+      };
+      return new Response(delivered_bytes(new Uint8Array(5_000), delivery));
+    },
+  );
+  try {
+    const connection = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.addr.port,
+    });
+    await connection.write(
+      new TextEncoder().encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+    );
+    connection.close();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      answered.promise,
+      new Promise((resolve) => timer = setTimeout(resolve, 5_000)),
+    ]);
+    clearTimeout(timer);
+    assertEquals(events, ["undelivered"]);
+  } finally {
+    await server.shutdown();
+  }
+});

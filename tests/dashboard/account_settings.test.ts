@@ -428,7 +428,8 @@ Deno.test("delete account: typed e-mail and password; keys answer 401, sessions 
       headers: { "Idempotency-Key": crypto.randomUUID() },
     });
     assertEquals(before.status, 200);
-    await before.body?.cancel();
+    // Read whole: delivered, so charged and its Idempotency-Key kept.
+    await before.arrayBuffer();
     await charge_generation(database, {
       account_id: owner.id,
       month: "2026-03",

@@ -65,8 +65,8 @@ function next_macrotask(): Promise<void> {
 /**
  * `bytes` as a body that reports its delivery: in at least two chunks of at
  * most {@linkcode DELIVERY_CHUNK_BYTES}, one a pull, a macrotask apart;
- * `delivered` on the pull after the last chunk (a macrotask later),
- * `undelivered` on a cancel.
+ * `delivered` on the pull after the last chunk (a macrotask later), before
+ * the body ends; `undelivered` on a cancel.
  * Bytes in the kernel's socket buffer count as handed to the connection.
  * Send it without `Content-Length` (chunked): with a length, the HTTP server
  * stops pulling once it has that many bytes and cancels the stream, so the
@@ -83,10 +83,12 @@ export function delivered_bytes(
     async pull(controller) {
       if (offset >= bytes.length) {
         // One more macrotask: the HTTP server writes out the last chunk it
-        // took before the generation counts it delivered.
+        // took before the generation counts it delivered. The body ends
+        // once that is recorded, so a client holding the whole answer
+        // finds it in its usage.
         await next_macrotask();
-        controller.close();
         await outcome.delivered();
+        controller.close();
         return;
       }
       if (offset > 0) await next_macrotask();

@@ -54,7 +54,14 @@ Deno.test({
       const clients = Array.from({ length: 8 }, client);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await postgres.stop("fast");
+      // Down for 1.5 s, and on until the service has answered a 503 (at
+      // most 15 s): a request between two statements may not meet a short
+      // outage at all.
+      const down_at_most = Date.now() + 15_000;
       await new Promise((resolve) => setTimeout(resolve, 1500));
+      while ((statuses[503] ?? 0) === 0 && Date.now() < down_at_most) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       await postgres.start();
       const restarted = performance.now();
       // Load continues until the service answers 200 again by itself.
@@ -98,15 +105,15 @@ Deno.test({
         recovery_ms,
       );
       // Charged what was delivered: never a document that was not. A
-      // document whose settlement met the outage (at most one per client)
-      // goes uncharged.
+      // document whose settlement met the outage goes uncharged: here a
+      // client's request in flight as the database went or as it came back.
       const account =
         await (await server.admin(`/admin/accounts/${account_id}`)).json();
       const used = account.usage.used as number;
       const returned = statuses[200] ?? 0;
       assert(used <= returned, `${used} charged for ${returned} PDFs returned`);
       assert(
-        returned - used <= 8,
+        returned - used <= 16,
         `${used} charged for ${returned} PDFs returned`,
       );
     } finally {

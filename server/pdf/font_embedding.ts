@@ -28,7 +28,7 @@ export function put_document_font(
   writer: JsPdfWriter,
   font: DocumentFont,
 ): number {
-  const { out, newObject, putStream } = writer;
+  const { out, newObject } = writer;
   const prepared = font.prepared;
   // Sorted distinct glyph ids, each with the character it stands for.
   if (font.cid_gids.length > 1) return put_script_document_font(writer, font);
@@ -37,24 +37,7 @@ export function put_document_font(
   const embedded = embedded_latin_font(font, glyphs);
   const name = embedded.name;
 
-  const file_id = newObject();
-  putStream({
-    data: embedded.program,
-    filters: [],
-    alreadyAppliedFilters: ["/FlateDecode"],
-    additionalKeyValues: [{ key: "Length1", value: embedded.program_length }],
-    objectId: file_id,
-  });
-  out("endobj");
-
-  const cmap_id = newObject();
-  putStream({
-    data: embedded.to_unicode,
-    filters: [],
-    alreadyAppliedFilters: ["/FlateDecode"],
-    objectId: cmap_id,
-  });
-  out("endobj");
+  const { file_id, cmap_id } = put_program_and_cmap(writer, embedded);
 
   const descriptor_id = newObject();
   out(
@@ -106,6 +89,35 @@ interface EmbeddedFont {
  */
 const embedded_fonts = new Map<string, EmbeddedFont>();
 let embedded_fonts_bytes = 0;
+/**
+ * Writes a font's compressed program and its ToUnicode CMap as two stream
+ * objects; returns their object numbers.
+ */
+function put_program_and_cmap(
+  writer: JsPdfWriter,
+  embedded: EmbeddedFont,
+): { file_id: number; cmap_id: number } {
+  const { out, newObject, putStream } = writer;
+  const file_id = newObject();
+  putStream({
+    data: embedded.program,
+    filters: [],
+    alreadyAppliedFilters: ["/FlateDecode"],
+    additionalKeyValues: [{ key: "Length1", value: embedded.program_length }],
+    objectId: file_id,
+  });
+  out("endobj");
+  const cmap_id = newObject();
+  putStream({
+    data: embedded.to_unicode,
+    filters: [],
+    alreadyAppliedFilters: ["/FlateDecode"],
+    objectId: cmap_id,
+  });
+  out("endobj");
+  return { file_id, cmap_id };
+}
+
 /** Bound of {@link embedded_fonts}, per process (render worker). */
 const EMBEDDED_FONT_CACHE_BYTES = 4 * 1024 * 1024;
 
@@ -219,24 +231,7 @@ function put_script_document_font(
   const embedded = embedded_script_font(font);
   const name = embedded.name;
 
-  const file_id = newObject();
-  putStream({
-    data: embedded.program,
-    filters: [],
-    alreadyAppliedFilters: ["/FlateDecode"],
-    additionalKeyValues: [{ key: "Length1", value: embedded.program_length }],
-    objectId: file_id,
-  });
-  out("endobj");
-
-  const cmap_id = newObject();
-  putStream({
-    data: embedded.to_unicode,
-    filters: [],
-    alreadyAppliedFilters: ["/FlateDecode"],
-    objectId: cmap_id,
-  });
-  out("endobj");
+  const { file_id, cmap_id } = put_program_and_cmap(writer, embedded);
 
   const map_id = newObject();
   putStream({

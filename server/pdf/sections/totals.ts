@@ -138,10 +138,11 @@ function tax_currency_note(layout: Layout): TotalRow | undefined {
   };
 }
 
-/** Width the values of `rows` need, with the cell's padding. */
-export function totals_value_width(
+/** Width the `part` (label or value) of `rows` needs on one line, with the cell's padding. */
+function totals_part_width(
   layout: Layout,
   rows: readonly TotalRow[],
+  part: "label" | "value",
 ): number {
   let width = 0;
   for (const row of rows) {
@@ -149,11 +150,19 @@ export function totals_value_width(
     width = Math.max(
       width,
       row.kind === "strong"
-        ? text_width(layout, row.value, { bold: true, size: SIZES.total })
-        : text_width(layout, row.value, { bold: false, size: SIZES.body }),
+        ? text_width(layout, row[part], { bold: true, size: SIZES.total })
+        : text_width(layout, row[part], { bold: false, size: SIZES.body }),
     );
   }
   return width + 2 * CELL_PADDING.x;
+}
+
+/** Width the values of `rows` need, with the cell's padding. */
+export function totals_value_width(
+  layout: Layout,
+  rows: readonly TotalRow[],
+): number {
+  return totals_part_width(layout, rows, "value");
 }
 
 /** Width the labels of `rows` need on one line, with the cell's padding. */
@@ -161,17 +170,7 @@ export function totals_label_width(
   layout: Layout,
   rows: readonly TotalRow[],
 ): number {
-  let width = 0;
-  for (const row of rows) {
-    if (row.kind === "note") continue;
-    width = Math.max(
-      width,
-      row.kind === "strong"
-        ? text_width(layout, row.label, { bold: true, size: SIZES.total })
-        : text_width(layout, row.label, { bold: false, size: SIZES.body }),
-    );
-  }
-  return width + 2 * CELL_PADDING.x;
+  return totals_part_width(layout, rows, "label");
 }
 
 /**

@@ -10,7 +10,8 @@
  * ```
  *
  * Environment (all optional): `SOAK_SECONDS`, `SOAK_CLIENTS` (default 32),
- * `SOAK_ACCOUNTS` (default 16 Team accounts), `BENCH_DATABASE_URL`, else
+ * `SOAK_ACCOUNTS` (default 16 Team accounts), `SOAK_SERVICE_DIR` (another
+ * checkout whose `main.ts` runs; default this one), `BENCH_DATABASE_URL`, else
  * `TEST_DATABASE_URL`, else `postgres://postgres@127.0.0.1:5432/postgres`
  * (a fresh `test_<uuid>` database is created on it and dropped).
  *
@@ -76,7 +77,7 @@ async function main(): Promise<number> {
           DATABASE_URL: database.database_url,
           ADMIN_TOKEN,
           RATE_LIMIT_PER_MINUTE: "1000000",
-        }),
+        }, { service_dir: env("SOAK_SERVICE_DIR") }),
       );
     }
     const accounts: Account[] = [];

@@ -113,6 +113,8 @@ class GuardedConnection {
   active = 0;
   /** Its next answer ends it: `Connection: close`, then closed. */
   closing = false;
+  /** An answer with `Connection: close` was handed over. */
+  told_to_close = false;
 
   constructor(readonly served: ServedConnection) {}
 }
@@ -311,8 +313,21 @@ export function start_connection_guard(
   function request_finished(connection: GuardedConnection): void {
     connection.active -= 1;
     if (connection.active > 0 || connection.state !== "busy") return;
-    if (connection.closing) connection.served.close_after_response();
-    else table.move(connection, "idle");
+    if (connection.closing && connection.told_to_close) {
+      connection.served.close_after_response();
+      return;
+    }
+    table.move(connection, "idle");
+    // Its last answer went out before the drain began, without
+    // `Connection: close`: its client may send one more request, which is
+    // answered (with it); a connection silent that long is closed.
+    if (connection.closing) {
+      setTimeout(() => {
+        if (connection.state === "idle") {
+          connection.served.close_after_response();
+        }
+      }, DRAIN_WAIT_MS);
+    }
   }
 
   // A connection with a request in flight is closed once its answer is
@@ -331,7 +346,9 @@ export function start_connection_guard(
         request_started(connection);
         info.completed.then(finished, finished);
         const response = await handler(request, info);
-        return connection.closing ? with_connection_close(response) : response;
+        if (!connection.closing) return response;
+        connection.told_to_close = true;
+        return with_connection_close(response);
       }),
     );
     const finished = () => request_finished(connection);

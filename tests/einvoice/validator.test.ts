@@ -261,6 +261,9 @@ async function validate_task(args: string[], cwd: string) {
       ...args,
     ],
     cwd,
+    // `deno task` keeps an INIT_CWD it inherits (the suite runs under
+    // `deno task test`), and the task reads its files from INIT_CWD.
+    env: { INIT_CWD: cwd },
     stdout: "piped",
     stderr: "piped",
   }).output();

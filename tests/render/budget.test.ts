@@ -11,6 +11,7 @@ import {
   type Invoice,
   InvoiceRequestSchema,
   type Principal,
+  type ResponseSink,
 } from "../../contract/mod.ts";
 import { create_account, get_usage } from "../../db/mod.ts";
 import { create_services, type RenderPdf } from "../../server/services.ts";
@@ -71,12 +72,17 @@ async function setup() {
       key_mode,
     };
   };
-  const generate = (who: Principal, invoice: Invoice) =>
-    services.generate_invoice(
+  // The document is delivered as soon as it is returned.
+  const generate = async (who: Principal, invoice: Invoice) => {
+    const response: ResponseSink = { headers: new Headers() };
+    const document = await services.generate_invoice(
       { authorization: null, checked: true, principal: who },
       invoice,
-      { headers: new Headers() },
+      response,
     );
+    await response.delivery?.delivered();
+    return document;
+  };
   return { test_database, database, clock, outcome, principal, generate };
 }
 

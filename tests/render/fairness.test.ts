@@ -28,7 +28,7 @@ Deno.test("render scheduling: 4 worst-case documents in flight barely delay anot
         invoice_number: `WARM-${n}`,
       });
       assertEquals(response.status, 200);
-      await response.body?.cancel();
+      await response.arrayBuffer();
     }));
     // The worst the page estimate lets through: 1,000 lines of mixed-script
     // text, 92 real pages (1-3 s a render here).
@@ -45,7 +45,7 @@ Deno.test("render scheduling: 4 worst-case documents in flight barely delay anot
             },
             body: worst.replace("BENCH-1000", `WORST-${lane}-${n}`),
           });
-          await response.body?.cancel();
+          await response.arrayBuffer();
           heavy_statuses.push(response.status);
           if (response.status !== 200) await sleep(200);
         }
@@ -97,7 +97,7 @@ Deno.test("render budget: RENDER_SECONDS_PER_MINUTE spent → 429 rate_limited w
     const worst = mixed_script_invoice(2); // over a second to render
     const first = await server.generate(key, worst);
     assertEquals(first.status, 200);
-    await first.body?.cancel();
+    await first.arrayBuffer();
     const second = await server.generate(key, invoice_with_items(1));
     assertEquals(second.status, 429);
     const retry_after = Number(second.headers.get("Retry-After"));

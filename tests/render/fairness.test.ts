@@ -94,11 +94,25 @@ Deno.test("render budget: RENDER_SECONDS_PER_MINUTE spent → 429 rate_limited w
   });
   try {
     const { account_id, key } = await server.create_account({ plan: "team" });
-    const worst = mixed_script_invoice(2); // over a second to render
-    const first = await server.generate(key, worst);
-    assertEquals(first.status, 200);
-    await first.arrayBuffer();
-    const second = await server.generate(key, invoice_with_items(1));
+    // Worst-case documents (a fraction of a second to seconds each, by the
+    // machine) until the render-second is spent: at most ten.
+    let rendered = 0;
+    let second: Response | undefined;
+    while (rendered < 10) {
+      const worst = await server.generate(key, {
+        ...mixed_script_invoice(2),
+        invoice_number: `WORST-${rendered}`,
+      });
+      if (worst.status === 429) {
+        second = worst;
+        break;
+      }
+      assertEquals(worst.status, 200);
+      await worst.arrayBuffer();
+      rendered += 1;
+    }
+    assert(rendered >= 1, "the first document renders");
+    second ??= await server.generate(key, invoice_with_items(1));
     assertEquals(second.status, 429);
     const retry_after = Number(second.headers.get("Retry-After"));
     assert(retry_after >= 1 && retry_after <= 60, `Retry-After ${retry_after}`);
@@ -107,7 +121,7 @@ Deno.test("render budget: RENDER_SECONDS_PER_MINUTE spent → 429 rate_limited w
     assertMatch(body.error.message, /at most 1 render-seconds a minute/);
     const account = await (await server.admin(`/admin/accounts/${account_id}`))
       .json();
-    assertEquals(account.usage.used, 1);
+    assertEquals(account.usage.used, rendered);
   } finally {
     await server.close();
   }

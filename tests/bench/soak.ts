@@ -19,6 +19,7 @@
  */
 import { invoice_with_items } from "../fixtures/invoices.ts";
 import {
+  admin_request,
   type ServiceProcess,
   start_service_process,
 } from "../helpers/service_process.ts";
@@ -32,23 +33,12 @@ interface Account {
   delivered: number;
 }
 
-async function admin(
+function admin(
   url: string,
   path: string,
   body?: unknown,
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(`${url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: {
-      Authorization: `Bearer ${ADMIN_TOKEN}`,
-      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) {
-    throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  }
-  return await response.json();
+  return admin_request(url, ADMIN_TOKEN, path, body);
 }
 
 function rss_mb(pid: number): number {

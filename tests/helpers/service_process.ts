@@ -122,3 +122,34 @@ export function start_task_settings(
   );
   return settings;
 }
+
+/**
+ * Calls a service process's admin API with `token`: GET without `body`,
+ * POST with it; the answer's JSON, or an error naming the status when it is
+ * not `expected_status` (default: any 2xx).
+ */
+export async function admin_request(
+  url: string,
+  token: string,
+  path: string,
+  body?: unknown,
+  expected_status?: number,
+): Promise<Record<string, unknown>> {
+  const response = await fetch(`${url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (
+    expected_status === undefined
+      ? !response.ok
+      : response.status !== expected_status
+  ) {
+    throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  }
+  return await response.json();
+}

@@ -7,6 +7,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import {
+  admin_request,
   type ServiceProcess,
   start_service_process,
 } from "../helpers/service_process.ts";
@@ -17,22 +18,18 @@ const ADMIN_TOKEN = "delivery-faults-admin-token-0123";
 const LEASE_MS = 1_500;
 const CLIENTS = 12;
 
-async function admin(
+function admin(
   url: string,
   path: string,
   body?: unknown,
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(`${url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: {
-      Authorization: `Bearer ${ADMIN_TOKEN}`,
-      "Content-Type": "application/json",
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  assertEquals(response.status, body === undefined ? 200 : 201);
-  return await response.json();
+  return admin_request(
+    url,
+    ADMIN_TOKEN,
+    path,
+    body,
+    body === undefined ? 200 : 201,
+  );
 }
 
 async function charged(url: string, account_id: string): Promise<number> {

@@ -4,27 +4,22 @@
  * `Connection: close`); a PGlite data directory survives kill -9.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { start_service_process } from "../helpers/service_process.ts";
+import {
+  admin_request,
+  start_service_process,
+} from "../helpers/service_process.ts";
 import { open_test_database } from "../helpers/test_database.ts";
 import { RawConnection } from "../helpers/raw_http.ts";
 import { invoice_with_items } from "../fixtures/invoices.ts";
 
 const ADMIN_TOKEN = "lifecycle-admin-token-0123";
 
-async function admin(
+function admin(
   url: string,
   path: string,
   body?: unknown,
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(`${url}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: {
-      Authorization: `Bearer ${ADMIN_TOKEN}`,
-      "Content-Type": "application/json",
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return await response.json();
+  return admin_request(url, ADMIN_TOKEN, path, body);
 }
 
 async function account_with_key(

@@ -83,8 +83,8 @@ export interface Delivery {
 export interface ResponseSink {
   status?: number;
   headers: Headers;
-  /** The PDF bytes when the HTTP face streams them itself instead of JSON. */
-  pdf?: Uint8Array;
+  /** The document's bytes when the HTTP face streams them itself instead of JSON. */
+  document?: Uint8Array;
   /** The account the request acted for, once known (for request logs). */
   account_id?: string;
   /** Set by a generation that settles on delivery (see {@linkcode Delivery}). */
@@ -92,7 +92,7 @@ export interface ResponseSink {
 }
 
 /** A rendered invoice: the PDF, or an e-invoice in the requested format. */
-export interface RenderedPdf {
+export interface RenderedDocument {
   file_name: string;
   bytes: Uint8Array;
   /** The format's content type (`INVOICE_FORMAT_TABLE`). */
@@ -137,7 +137,7 @@ export interface Services {
       /** A valid `Idempotency-Key` header: one charge and one answer per key. */
       idempotency_key?: string;
     },
-  ): Promise<RenderedPdf>;
+  ): Promise<RenderedDocument>;
   /**
    * Renders without charging quota (the dashboard's preview), in
    * `options.format` (default the PDF): PDFs marked PREVIEW on every page,
@@ -147,7 +147,7 @@ export interface Services {
     principal: Principal,
     invoice: Invoice,
     options?: { format?: InvoiceFormat },
-  ): Promise<RenderedPdf>;
+  ): Promise<RenderedDocument>;
   create_account(input: {
     email: string;
     name?: string;
@@ -330,8 +330,8 @@ export interface ServiceContext {
   session: Principal | null;
   /** Starts and ends dashboard sessions; absent where there is no dashboard. */
   session_control?: SessionControl;
-  /** True when the HTTP face streams the PDF bytes itself (REST `POST /generate`). */
-  binary_pdf: boolean;
+  /** True when the HTTP face streams the document's bytes itself (REST `POST /generate`). */
+  binary_document: boolean;
   /** The request's `Accept-Language` header: picks the locale of an invoice that names none. */
   accept_language?: string | null;
   /**

@@ -55,7 +55,7 @@ import {
 } from "./upgrades.ts";
 import type {
   Principal,
-  RenderedPdf,
+  RenderedDocument,
   ServiceContext,
   SessionControl,
 } from "./context.ts";
@@ -208,7 +208,7 @@ function idempotency_key_of(ctx: ServiceContext): string | undefined {
 }
 
 /** What a tRPC caller receives for a generated invoice. */
-export const GeneratedPdfSchema = z.object({
+export const GeneratedDocumentSchema = z.object({
   file_name: z.string(),
   content_type: z.enum([OUTPUT_CONTENT_TYPES.pdf, OUTPUT_CONTENT_TYPES.xml]),
   byte_length: z.number().int(),
@@ -218,10 +218,10 @@ export const GeneratedPdfSchema = z.object({
   xml: z.string().optional().describe(
     "The XML (XML formats), as text (tRPC callers). The REST face streams the bytes instead.",
   ),
-}).meta({ id: "GeneratedPdf" });
+}).meta({ id: "GeneratedDocument" });
 
 function document_fields(
-  document: RenderedPdf,
+  document: RenderedDocument,
   binary: boolean,
 ): { pdf_base64?: string; xml?: string } {
   if (binary) return {};
@@ -456,9 +456,9 @@ export const app_router = t.router({
         },
       })
       .input(GenerateRequestSchema)
-      .output(GeneratedPdfSchema)
+      .output(GeneratedDocumentSchema)
       .mutation(async ({ ctx, input }) => {
-        const pdf = await ctx.services.generate_invoice(
+        const document = await ctx.services.generate_invoice(
           ctx.api_key,
           with_negotiated_locale(input.invoice, ctx),
           ctx.response,
@@ -467,19 +467,19 @@ export const app_router = t.router({
             idempotency_key: idempotency_key_of(ctx),
           },
         );
-        if (ctx.binary_pdf) ctx.response.pdf = pdf.bytes;
+        if (ctx.binary_document) ctx.response.document = document.bytes;
         return {
-          file_name: pdf.file_name,
-          content_type: pdf.content_type,
-          byte_length: pdf.bytes.length,
-          ...document_fields(pdf, ctx.binary_pdf),
+          file_name: document.file_name,
+          content_type: document.content_type,
+          byte_length: document.bytes.length,
+          ...document_fields(document, ctx.binary_document),
         };
       }),
     // The body of `POST /generate`, `format` included; every preview is
     // marked (PREVIEW on PDF pages, TEST in e-invoice XML).
     preview: session_procedure
       .input(GenerateRequestSchema)
-      .output(GeneratedPdfSchema)
+      .output(GeneratedDocumentSchema)
       .mutation(async ({ ctx, input }) => {
         const document = await ctx.services.preview_invoice(
           ctx.principal,

@@ -76,7 +76,7 @@ export async function run_admin_cli(
     data_dir: config.data_dir,
   });
   const services = create_services(database, {
-    render_pdf: () => Promise.reject(new Error("the CLI does not render")),
+    render_document: () => Promise.reject(new Error("the CLI does not render")),
     billing: config.stripe
       ? create_billing(database, { stripe: config.stripe })
       : undefined,

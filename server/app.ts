@@ -211,7 +211,7 @@ export function create_app(options: AppOptions): Handler {
 
   async function context_for(
     exchange: Exchange,
-    binary_pdf: boolean,
+    binary_document: boolean,
     admin_path = false,
   ): Promise<ServiceContext> {
     const { request } = exchange;
@@ -231,7 +231,7 @@ export function create_app(options: AppOptions): Handler {
       idempotency_key: request.headers.get("idempotency-key"),
       session,
       session_control: options.session_control?.(request, response),
-      binary_pdf,
+      binary_document,
       origin: options.public_url ?? new URL(request.url).origin,
       accept_language: request.headers.get("accept-language"),
       client_address: exchange.client_address,
@@ -273,7 +273,7 @@ export function create_app(options: AppOptions): Handler {
       headers.set("Content-Type", result.content_type);
       headers.set("Content-Disposition", content_disposition(result.file_name));
       headers.set("Cache-Control", "no-store");
-      const bytes = owned_bytes(ctx.response.pdf as Uint8Array);
+      const bytes = owned_bytes(ctx.response.document as Uint8Array);
       const delivery = ctx.response.delivery;
       if (!delivery) return new Response(bytes, { status: 200, headers });
       // Chunked, without Content-Length: the server then pulls the body to

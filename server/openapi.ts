@@ -235,7 +235,7 @@ export function build_openapi_document(): Json {
   components.headers = RESPONSE_HEADERS;
   complete_responses(paths, error_content);
   add_examples(paths);
-  // Only tRPC callers receive GeneratedPdf; REST clients get the PDF bytes.
-  delete components.schemas.GeneratedPdf;
+  // Only tRPC callers receive GeneratedDocument; REST clients get the PDF bytes.
+  delete components.schemas.GeneratedDocument;
   return document;
 }

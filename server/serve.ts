@@ -26,14 +26,14 @@ import { MemoryBudget } from "./memory_budget.ts";
 import { create_operator_mail } from "./operator_mail.ts";
 import { Metrics } from "./metrics.ts";
 import { RenderPool } from "./render_pool.ts";
-import { create_services, type RenderPdf } from "./services.ts";
+import { create_services, type RenderDocument } from "./services.ts";
 
 /** Options of {@link start_server}. */
 export interface StartOptions {
   /** Injectable clock (tests of month rollover). */
   now?: () => Date;
   /** Replaces the renderer (tests of render failures). */
-  render_pdf?: RenderPdf;
+  render_document?: RenderDocument;
   /** Receives one structured record per request; default: JSON lines on stdout. */
   log?: (record: Record<string, unknown>) => void;
   /** No request log (tests). */
@@ -77,14 +77,15 @@ export async function start_server(
     statement_timeout_ms: config.database_statement_timeout_ms,
     min_free_bytes: config.data_dir_min_free_mb * 2 ** 20,
   });
-  const pool = options.render_pdf === undefined && config.render_workers > 0
-    ? new RenderPool({
-      size: config.render_workers,
-      max_queue: config.render_queue,
-      timeout_ms: config.render_timeout_ms,
-    })
-    : undefined;
-  const render_pdf: RenderPdf = options.render_pdf ??
+  const pool =
+    options.render_document === undefined && config.render_workers > 0
+      ? new RenderPool({
+        size: config.render_workers,
+        max_queue: config.render_queue,
+        timeout_ms: config.render_timeout_ms,
+      })
+      : undefined;
+  const render_document: RenderDocument = options.render_document ??
     (pool
       ? (invoice, render) => pool.render(invoice, render)
       : await request_thread_renderer());
@@ -139,7 +140,7 @@ export async function start_server(
     billing,
     signup,
     on_render: (seconds) => metrics.observe_render(seconds),
-    render_pdf,
+    render_document,
     render_early: pool ? () => pool.idle_workers > 0 : undefined,
     render_seconds_per_minute: config.render_seconds_per_minute,
     reservation_ttl_ms: config.reservation_ttl_ms,
@@ -259,7 +260,7 @@ export async function within_shutdown_deadline(
 // `RENDER_WORKERS=0`: renders on the request thread. The renderer is loaded
 // only then; with workers it lives in them alone, and loading it here too
 // (fonts, HarfBuzz's WebAssembly, jsPDF) cost the request thread ~60 MB.
-async function request_thread_renderer(): Promise<RenderPdf> {
+async function request_thread_renderer(): Promise<RenderDocument> {
   const { render_invoice_document } = await import("./einvoice/mod.ts");
   return (invoice, render) =>
     Promise.resolve(

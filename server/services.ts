@@ -16,7 +16,7 @@ import {
   type Plan,
   PLANS,
   type Principal,
-  type RenderedPdf,
+  type RenderedDocument,
   type ResponseSink,
   type Services,
   TEST_DOCUMENTS_PER_MONTH,
@@ -52,8 +52,8 @@ import {
 } from "./generate/request_hash.ts";
 
 export type {
+  RenderDocument,
   RenderOptions,
-  RenderPdf,
   ServicesOptions,
 } from "./services/context.ts";
 
@@ -125,7 +125,7 @@ interface GenerateState {
   /** The hash it was reserved under (see live_request_hash). */
   request_hash?: string;
   /** The render, started before the key statement (see WARM_KEY_MS). */
-  early?: Promise<RenderedPdf>;
+  early?: Promise<RenderedDocument>;
   /** What runs once the answer was delivered, or was not. */
   delivery: DeliveryTasks;
 }
@@ -143,7 +143,7 @@ function render_options_of(
  * A file name safe in any header or file system, from the invoice number:
  * `.pdf` for the PDF and Factur-X, `.xml` for the XML formats.
  */
-export function pdf_file_name(
+export function document_file_name(
   invoice_number: string,
   format: InvoiceFormat = "pdf",
 ): string {
@@ -298,7 +298,7 @@ export function create_services(
   async function render(
     invoice: Invoice,
     render_options: RenderOptions = {},
-  ): Promise<RenderedPdf> {
+  ): Promise<RenderedDocument> {
     const format = render_options.format ?? "pdf";
     const started = performance.now();
     const account_id = render_options.account_id;
@@ -314,7 +314,7 @@ export function create_services(
     let render_seconds: number | undefined;
     let bytes: Uint8Array;
     try {
-      bytes = await options.render_pdf(invoice, {
+      bytes = await options.render_document(invoice, {
         ...render_options,
         expensive: estimate_document(invoice).cost_ms >= EXPENSIVE_RENDER_MS,
         on_render_time: (seconds) => {
@@ -338,7 +338,7 @@ export function create_services(
     }
     options.on_render?.((performance.now() - started) / 1000);
     return {
-      file_name: pdf_file_name(invoice.invoice_number, format),
+      file_name: document_file_name(invoice.invoice_number, format),
       bytes,
       content_type: is_pdf_format(format)
         ? "application/pdf"
@@ -353,7 +353,7 @@ export function create_services(
     invoice: Invoice,
     response: ResponseSink,
     state: GenerateState,
-  ): Promise<RenderedPdf> {
+  ): Promise<RenderedDocument> {
     const { at, render_options } = state;
     const format = render_options.format ?? "pdf";
     const month = month_of(at);
@@ -430,7 +430,7 @@ export function create_services(
       reserved.status === "reserved"
         ? store.release_generation(database, reservation)
         : Promise.resolve();
-    let document: RenderedPdf;
+    let document: RenderedDocument;
     try {
       document = await (early ?? render(invoice, render_options));
     } catch (error) {
@@ -454,7 +454,7 @@ export function create_services(
     invoice: Invoice,
     response: ResponseSink,
     state: GenerateState,
-  ): Promise<RenderedPdf> {
+  ): Promise<RenderedDocument> {
     const reservation = {
       account_id: principal.account.id,
       month: month_of(state.at),
@@ -476,7 +476,7 @@ export function create_services(
       );
     }
     const release = () => store.release_test_generation(database, reservation);
-    let document: RenderedPdf;
+    let document: RenderedDocument;
     try {
       document = await (state.early ?? render(invoice, state.render_options));
     } catch (error) {
@@ -603,9 +603,9 @@ export function create_services(
       idempotency_key?: string;
       reserved?: store.ReserveResult;
       request_hash?: string;
-      early?: Promise<RenderedPdf>;
+      early?: Promise<RenderedDocument>;
     },
-  ): Promise<RenderedPdf> {
+  ): Promise<RenderedDocument> {
     const mode = principal.key_mode ?? "live";
     const render_options = render_options_of(
       principal.account.id,

@@ -31,14 +31,14 @@ import type { RenderOptions } from "../render_options.ts";
 export type { RenderOptions };
 
 /** Renders a validated invoice to PDF (or e-invoice) bytes. */
-export type RenderPdf = (
+export type RenderDocument = (
   invoice: Invoice,
   options?: RenderOptions,
 ) => Promise<Uint8Array>;
 
 /** What the services need. */
 export interface ServicesOptions {
-  render_pdf: RenderPdf;
+  render_document: RenderDocument;
   admin_token?: string;
   rate_limit_per_minute?: number;
   /** Injectable clock, for month rollover tests. */

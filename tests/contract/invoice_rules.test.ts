@@ -817,13 +817,13 @@ function bad_bodies(): [string, Body, string][] {
 /** A server rendering in-process with the real renderer, recording what it was given. */
 async function recording_server() {
   const rendered: Invoice[] = [];
-  const render_pdf = (invoice: Invoice) => {
+  const render_document = (invoice: Invoice) => {
     rendered.push(invoice);
     return Promise.resolve(render_invoice_pdf(invoice));
   };
-  const server = await start_test_server({ render_pdf });
+  const server = await start_test_server({ render_document });
   const services = create_services(server.test_database.database, {
-    render_pdf,
+    render_document,
   });
   const { key } = await server.create_account({ plan: "pro" });
   const caller = (accept_language?: string) =>
@@ -831,7 +831,7 @@ async function recording_server() {
       {
         authorization: `Bearer ${key}`,
         session: null,
-        binary_pdf: false,
+        binary_document: false,
         accept_language,
         response: { headers: new Headers() },
         services,

@@ -163,7 +163,7 @@ async function failure_calls(record: RestRecorder): Promise<void> {
   const server = await start_test_server({
     record,
     env: { RATE_LIMIT_PER_MINUTE: "3" },
-    render_pdf: (invoice) => {
+    render_document: (invoice) => {
       if (invoice.invoice_number === "FAULT") {
         return Promise.reject(new Error("renderer crashed"));
       }

@@ -15,7 +15,7 @@ import {
 import { PLANS as DATABASE_PLANS } from "../../db/schema.ts";
 import { load_config, stripe_price_variable } from "../../server/config.ts";
 import { render_invoice_document } from "../../server/einvoice/mod.ts";
-import { pdf_file_name } from "../../server/services.ts";
+import { document_file_name } from "../../server/services.ts";
 import { german_invoice } from "../fixtures/einvoices.ts";
 
 Deno.test("plans: the database's plan list is the contract's, in the same order", () => {
@@ -74,7 +74,7 @@ Deno.test("formats: each renders with the table's content type and file extensio
     const head = new TextDecoder().decode(document.bytes.subarray(0, 5));
     assertEquals(head === "%PDF-", info.pdf, format);
     assert(
-      pdf_file_name(invoice.invoice_number, format).endsWith(
+      document_file_name(invoice.invoice_number, format).endsWith(
         `.${info.extension}`,
       ),
     );

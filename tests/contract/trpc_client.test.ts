@@ -67,14 +67,15 @@ Deno.test("account procedures: one account never sees or revokes another's keys"
   const server = await start_test_server();
   try {
     const services = create_services(server.test_database.database, {
-      render_pdf: (invoice) => Promise.resolve(render_invoice_pdf(invoice)),
+      render_document: (invoice) =>
+        Promise.resolve(render_invoice_pdf(invoice)),
     });
     const a = await server.create_account();
     const b = await server.create_account();
     const context = async (account_id: string): Promise<ServiceContext> => ({
       authorization: null,
       session: { account: await services.get_account(account_id) },
-      binary_pdf: false,
+      binary_document: false,
       response: { headers: new Headers() },
       services,
     });

@@ -624,7 +624,7 @@ Deno.test("server-side caller: auth.change_password and auth.delete_account thro
     const { database } = server.test_database;
     // No mailer: the caller runs the procedures with the services alone.
     const services = create_services(database, {
-      render_pdf: () => Promise.reject(new Error("not rendering here")),
+      render_document: () => Promise.reject(new Error("not rendering here")),
       now: () => START,
       scrypt_params: TEST_SCRYPT_PARAMS,
     });
@@ -644,7 +644,7 @@ Deno.test("server-side caller: auth.change_password and auth.delete_account thro
           return Promise.resolve(3);
         },
       },
-      binary_pdf: false,
+      binary_document: false,
       response: { headers: new Headers() },
       services,
     });

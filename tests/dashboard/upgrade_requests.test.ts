@@ -393,7 +393,7 @@ Deno.test("tRPC caller: the dashboard procedure needs a session, the list the ad
   const { database, close } = await open_test_database();
   try {
     const services = create_services(database, {
-      render_pdf: () => Promise.reject(new Error("no renders here")),
+      render_document: () => Promise.reject(new Error("no renders here")),
       admin_token: TEST_ADMIN_TOKEN,
     });
     const account = account_view(
@@ -407,7 +407,7 @@ Deno.test("tRPC caller: the dashboard procedure needs a session, the list the ad
     ): ServiceContext => ({
       authorization: null,
       session: null,
-      binary_pdf: false,
+      binary_document: false,
       response: { headers: new Headers() },
       services,
       ...extra,
@@ -447,7 +447,7 @@ Deno.test("tRPC caller: the dashboard procedure needs a session, the list the ad
 
     // With billing on, plans change on the Usage page: no requests.
     const billed = create_services(database, {
-      render_pdf: () => Promise.reject(new Error("no renders here")),
+      render_document: () => Promise.reject(new Error("no renders here")),
       billing: {} as never,
     });
     const with_billing = create_caller({

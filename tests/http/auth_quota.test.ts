@@ -317,7 +317,7 @@ Deno.test("monthly quota: exact limit, replay, upgrade, rollover, failed renders
   const server = await start_test_server({
     env: { RATE_LIMIT_PER_MINUTE: "100000" },
     now: () => now,
-    render_pdf: (invoice) => {
+    render_document: (invoice) => {
       if (invoice.invoice_number === fail_render_for) {
         return Promise.reject(new Error("renderer crashed"));
       }

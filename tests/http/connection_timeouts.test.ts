@@ -31,7 +31,7 @@ async function start(): Promise<TestServer> {
       KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
     },
     // Every render is slow, so a long render is seen not to be cut.
-    render_pdf: async (invoice, render) => {
+    render_document: async (invoice, render) => {
       await sleep(SLOW_RENDER_MS);
       return render_invoice_document(invoice, {
         format: render?.format ?? "pdf",

@@ -79,7 +79,7 @@ Deno.test("Idempotency-Key: a second request while the first runs is 409 idempot
   });
   let slow_seen = false;
   const server = await start_test_server({
-    render_pdf: async (invoice: Invoice) => {
+    render_document: async (invoice: Invoice) => {
       // Only the first render waits; a replay renders at once.
       if (invoice.invoice_number === "SLOW-1" && !slow_seen) {
         slow_seen = true;

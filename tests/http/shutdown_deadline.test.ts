@@ -15,7 +15,7 @@ Deno.test("shutdown: a request that never ends is left behind after SHUTDOWN_TIM
   const released = new Promise<void>((resolve) => release = resolve);
   const server = await start_test_server({
     env: { SHUTDOWN_TIMEOUT_MS: "300" },
-    render_pdf: async (invoice, render) => {
+    render_document: async (invoice, render) => {
       render_started();
       await released;
       return render_invoice_document(invoice, {

@@ -219,7 +219,7 @@ Deno.test("test documents: 1,000 a month per account, all formats together; then
 
 Deno.test("test documents: a render that fails gives its count back", async () => {
   const server = await start_test_server({
-    render_pdf: (invoice) =>
+    render_document: (invoice) =>
       invoice.invoice_number === "BREAKS"
         ? Promise.reject(new Error("the renderer failed"))
         : Promise.resolve(new TextEncoder().encode("%PDF-1.7 stand-in")),

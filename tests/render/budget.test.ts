@@ -14,7 +14,7 @@ import {
   type ResponseSink,
 } from "../../contract/mod.ts";
 import { create_account, get_usage } from "../../db/mod.ts";
-import { create_services, type RenderPdf } from "../../server/services.ts";
+import { create_services, type RenderDocument } from "../../server/services.ts";
 import { RenderTimeoutError } from "../../server/render_pool.ts";
 import { FREE_RENDER_SECONDS } from "../../server/render_budget.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
@@ -40,7 +40,7 @@ async function setup() {
   const { database } = test_database;
   const clock = { at: START };
   const outcome: Outcome = { seconds: 0.01, end: "pdf" };
-  const render_pdf: RenderPdf = (invoice, options) => {
+  const render_document: RenderDocument = (invoice, options) => {
     options?.on_render_time?.(outcome.seconds);
     switch (outcome.end) {
       case "pdf":
@@ -58,7 +58,7 @@ async function setup() {
     }
   };
   const services = create_services(database, {
-    render_pdf,
+    render_document,
     now: () => new Date(clock.at),
     render_seconds_per_minute: 30,
   });

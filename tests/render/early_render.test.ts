@@ -12,7 +12,7 @@ import {
   type ResponseSink,
 } from "../../contract/mod.ts";
 import { charge_generation, create_account, get_usage } from "../../db/mod.ts";
-import { create_services, type RenderPdf } from "../../server/services.ts";
+import { create_services, type RenderDocument } from "../../server/services.ts";
 import { RenderPool } from "../../server/render_pool.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
 import { open_test_database } from "../helpers/test_database.ts";
@@ -32,7 +32,7 @@ Deno.test("early render: same answers and quota as render-after-reserve", async 
   const { database } = test_database;
   const rendered: string[] = [];
   let fail_for: string | undefined;
-  const render_pdf: RenderPdf = (invoice) => {
+  const render_document: RenderDocument = (invoice) => {
     rendered.push(invoice.invoice_number);
     return invoice.invoice_number === fail_for
       ? Promise.reject(new Error("renderer crashed"))
@@ -41,7 +41,7 @@ Deno.test("early render: same answers and quota as render-after-reserve", async 
       );
   };
   const services = create_services(database, {
-    render_pdf,
+    render_document,
     render_early: () => true,
     now: () => NOW,
   });

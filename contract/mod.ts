@@ -14,6 +14,7 @@ export * from "./errors.ts";
 export * from "./invoice.ts";
 export * from "./money.ts";
 export * from "./router.ts";
+export * from "./generate_call.ts";
 export * from "./trpc_errors.ts";
 export * from "./upgrades.ts";
 export * from "./validation.ts";

@@ -53,6 +53,7 @@ export {
   type ApiKey,
   type AuthAccount,
   authenticate_api_key,
+  type AuthenticateInput,
   type AuthenticateResult,
   create_api_key,
   type CreatedApiKey,

@@ -11,8 +11,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import {
   ApiError,
   app_router,
-  create_caller,
-  type InvoiceRequest,
+  call_generate,
   type Principal,
   type ResponseSink,
   type ServiceContext,
@@ -152,22 +151,6 @@ function check_query_input(request: Request, url: URL): void {
   if (input) parse_checked_json(input, "The input query parameter");
 }
 
-/**
- * A value produced only once something awaits it. Procedures ask for their
- * input after their credentials middleware, so a body handed over this way
- * is not read at all for a request refused before, and is read with its
- * credentials known otherwise.
- */
-function when_awaited<T>(produce: () => Promise<T>): PromiseLike<T> {
-  let started: Promise<T> | undefined;
-  return {
-    then(on_value, on_error) {
-      started ??= produce();
-      return started.then(on_value, on_error);
-    },
-  };
-}
-
 const text_encoder = new TextEncoder();
 
 /** True when the request's bearer token is `token` (compared in constant time). */
@@ -260,12 +243,13 @@ export function create_app(options: AppOptions): Handler {
       });
     }
     const ctx = await context_for(exchange, true);
-    // Read when the procedure parses its input, after the key checked out:
-    // a request with a bad key gets its 401 without a byte of body held.
-    const body = when_awaited(() => read_json_body(request, limits));
     try {
-      const result = await create_caller(ctx).invoice.generate(
-        body as unknown as InvoiceRequest,
+      // The body is read when the procedure parses its input, after the key
+      // checked out: a request with a bad key gets its 401 without a byte of
+      // body held.
+      const result = await call_generate(
+        ctx,
+        () => read_json_body(request, limits),
       );
       // The document is held until the answer is handed over.
       limits.lease?.hold_existing(result.byte_length);

@@ -15,7 +15,7 @@ import {
   prune_stripe_events,
   sweep_reservations,
 } from "../db/mod.ts";
-import { IDEMPOTENCY_KEY_TTL_MS } from "./services.ts";
+import { IDEMPOTENCY_KEY_TTL_MS } from "./generate/idempotency_claim.ts";
 import { month_of } from "./services/calendar.ts";
 
 /** Stripe retries a webhook for up to 3 days; event ids are kept well past that. */

@@ -297,27 +297,60 @@ export function start_connection_guard(
     hostname: options.hostname,
     port: options.port,
   });
-  const table = new ConnectionTable(options.max_connections);
-  const log = new ThrottledLog(options.log_error ?? console.error);
-  let stopping = false;
-  let draining = false;
+  const guard = new Guard(listener, handler, options);
+  return {
+    address: listener.addr as Deno.NetAddr,
+    get open_connections() {
+      return guard.table.open.size;
+    },
+    shutdown() {
+      return guard.shutdown();
+    },
+  };
+}
 
-  function request_started(connection: GuardedConnection): void {
-    connection.active += 1;
-    if (connection.state === "head" || connection.state === "idle") {
-      table.move(connection, "busy");
-    }
-    if (draining) end_after_answer(connection);
+/** One listener's connections: accepted, served, timed out and drained. */
+class Guard {
+  readonly table: ConnectionTable;
+  readonly #log: ThrottledLog;
+  readonly #sweep: ReturnType<typeof setInterval>;
+  readonly #accepting: Promise<void>;
+  #stopping = false;
+  #draining = false;
+  #drained: Promise<void> | undefined;
+
+  constructor(
+    readonly listener: Deno.Listener<Deno.TcpConn>,
+    readonly handler: GuardedHandler,
+    options: ConnectionGuardOptions,
+  ) {
+    this.table = new ConnectionTable(options.max_connections);
+    this.#log = new ThrottledLog(options.log_error ?? console.error);
+    this.#sweep = start_sweep(this.table, options);
+    this.#accepting = this.#accept_loop();
   }
 
-  function request_finished(connection: GuardedConnection): void {
+  shutdown(): Promise<void> {
+    this.#drained ??= this.#drain();
+    return this.#drained;
+  }
+
+  #request_started(connection: GuardedConnection): void {
+    connection.active += 1;
+    if (connection.state === "head" || connection.state === "idle") {
+      this.table.move(connection, "busy");
+    }
+    if (this.#draining) end_after_answer(connection);
+  }
+
+  #request_finished(connection: GuardedConnection): void {
     connection.active -= 1;
     if (connection.active > 0 || connection.state !== "busy") return;
     if (connection.closing && connection.told_to_close) {
       connection.served.close_after_response();
       return;
     }
-    table.move(connection, "idle");
+    this.table.move(connection, "idle");
     // Its last answer went out before the drain began, without
     // `Connection: close`: its client may send one more request, which is
     // answered (with it); a connection silent that long is closed.
@@ -330,31 +363,121 @@ export function start_connection_guard(
     }
   }
 
-  // A connection with a request in flight is closed once its answer is
-  // out, not before: closing the HTTP server of the connection makes a body
-  // not read yet unreadable, and the request it belongs to would fail.
-  function end_after_answer(connection: GuardedConnection): void {
-    if (connection.closing) return;
-    connection.closing = true;
-    if (connection.active === 0) connection.served.close_after_response();
-  }
-
-  function serve(conn: Deno.TcpConn): void {
+  #serve(conn: Deno.TcpConn): void {
     conn.setNoDelay(true);
-    const connection = table.add(
+    const connection = this.table.add(
       serve_connection(conn, async (request, info) => {
-        request_started(connection);
+        this.#request_started(connection);
         info.completed.then(finished, finished);
-        const response = await handler(request, info);
+        const response = await this.handler(request, info);
         if (!connection.closing) return response;
         connection.told_to_close = true;
         return with_connection_close(response);
       }),
     );
-    const finished = () => request_finished(connection);
-    connection.served.finished.then(() => table.removed(connection));
+    const finished = () => this.#request_finished(connection);
+    connection.served.finished.then(() => this.table.removed(connection));
   }
 
+  async #accept_loop(): Promise<void> {
+    const table = this.table;
+    let backoff = ACCEPT_BACKOFF_MIN_MS;
+    while (!this.#stopping) {
+      // Every connection busy: leave new clients in the kernel's queue.
+      if (table.open.size >= table.max && table.waiting === 0) {
+        await table.changed();
+        continue;
+      }
+      let conn: Deno.TcpConn;
+      try {
+        conn = await this.listener.accept();
+      } catch (error) {
+        if (this.#stopping) break;
+        await this.#accept_failed(error, backoff);
+        backoff = Math.min(backoff * 2, ACCEPT_BACKOFF_MAX_MS);
+        continue;
+      }
+      backoff = ACCEPT_BACKOFF_MIN_MS;
+      // Every connection became busy meanwhile: this one waits its turn.
+      while (!this.#stopping && !table.make_room()) await table.changed();
+      if (this.#stopping) {
+        conn.close();
+        break;
+      }
+      this.#serve_accepted(conn);
+    }
+  }
+
+  /** Logs the failure, frees a descriptor if they ran out, and backs off. */
+  async #accept_failed(error: unknown, backoff: number): Promise<void> {
+    this.#log.report(
+      `Accepting a connection failed (${this.table.open.size} open): ${
+        (error as Error)?.message ?? error
+      }; retrying in ${backoff} ms`,
+    );
+    if (descriptors_ran_out(error)) {
+      const oldest = this.table.longest_waiting(0);
+      if (oldest) this.table.cut(oldest);
+    }
+    await sleep(backoff);
+  }
+
+  #serve_accepted(conn: Deno.TcpConn): void {
+    try {
+      this.#serve(conn);
+    } catch (error) {
+      // The connection broke before it could be served.
+      this.#log.report(`Serving a new connection failed: ${error}`);
+      try {
+        conn.close();
+      } catch {
+        // Already closed.
+      }
+    }
+  }
+
+  async #drain(): Promise<void> {
+    this.#stopping = true;
+    this.#draining = true;
+    try {
+      this.listener.close();
+    } catch {
+      // Already closed.
+    }
+    this.table.wake();
+    await this.#accepting;
+    for (const connection of this.table.open) {
+      if (connection.state === "busy") end_after_answer(connection);
+    }
+    // A waiting connection that sends nothing more soon is closed.
+    const drain_timer = setTimeout(() => {
+      for (const queue of ["head", "idle"] as const) {
+        for (const connection of this.table.queues[queue]) {
+          this.table.cut(connection);
+        }
+      }
+    }, DRAIN_WAIT_MS);
+    await this.table.emptied();
+    clearTimeout(drain_timer);
+    clearInterval(this.#sweep);
+    this.table.stop();
+  }
+}
+
+// A connection with a request in flight is closed once its answer is
+// out, not before: closing the HTTP server of the connection makes a body
+// not read yet unreadable, and the request it belongs to would fail.
+function end_after_answer(connection: GuardedConnection): void {
+  if (connection.closing) return;
+  connection.closing = true;
+  if (connection.active === 0) connection.served.close_after_response();
+}
+
+/** Cuts connections that waited past their timeout, until stopped. */
+function start_sweep(
+  table: ConnectionTable,
+  options: ConnectionGuardOptions,
+): ReturnType<typeof setInterval> {
   const timeout_of: Record<Queue, number> = {
     head: options.header_timeout_ms || Infinity,
     idle: options.keep_alive_timeout_ms || Infinity,
@@ -362,7 +485,7 @@ export function start_connection_guard(
   // Deadlines are checked a tenth of the shorter timeout apart (at most a
   // second), so a connection is cut at most that much after its deadline.
   const shorter = Math.min(timeout_of.head, timeout_of.idle, 10_000);
-  const sweep = setInterval(() => {
+  return setInterval(() => {
     const now = Date.now();
     for (const queue of ["head", "idle"] as const) {
       for (const connection of table.queues[queue]) {
@@ -371,89 +494,4 @@ export function start_connection_guard(
       }
     }
   }, Math.max(10, Math.floor(shorter / 10)));
-
-  async function accept_loop(): Promise<void> {
-    let backoff = ACCEPT_BACKOFF_MIN_MS;
-    while (!stopping) {
-      // Every connection busy: leave new clients in the kernel's queue.
-      if (table.open.size >= table.max && table.waiting === 0) {
-        await table.changed();
-        continue;
-      }
-      let conn: Deno.TcpConn;
-      try {
-        conn = await listener.accept();
-      } catch (error) {
-        if (stopping) break;
-        log.report(
-          `Accepting a connection failed (${table.open.size} open): ${
-            (error as Error)?.message ?? error
-          }; retrying in ${backoff} ms`,
-        );
-        if (descriptors_ran_out(error)) {
-          const oldest = table.longest_waiting(0);
-          if (oldest) table.cut(oldest);
-        }
-        await sleep(backoff);
-        backoff = Math.min(backoff * 2, ACCEPT_BACKOFF_MAX_MS);
-        continue;
-      }
-      backoff = ACCEPT_BACKOFF_MIN_MS;
-      // Every connection became busy meanwhile: this one waits its turn.
-      while (!stopping && !table.make_room()) await table.changed();
-      if (stopping) {
-        conn.close();
-        break;
-      }
-      try {
-        serve(conn);
-      } catch (error) {
-        // The connection broke before it could be served.
-        log.report(`Serving a new connection failed: ${error}`);
-        try {
-          conn.close();
-        } catch {
-          // Already closed.
-        }
-      }
-    }
-  }
-  const accepting = accept_loop();
-
-  async function drain(): Promise<void> {
-    stopping = true;
-    draining = true;
-    try {
-      listener.close();
-    } catch {
-      // Already closed.
-    }
-    table.wake();
-    await accepting;
-    for (const connection of table.open) {
-      if (connection.state === "busy") end_after_answer(connection);
-    }
-    // A waiting connection that sends nothing more soon is closed.
-    const drain_timer = setTimeout(() => {
-      for (const queue of ["head", "idle"] as const) {
-        for (const connection of table.queues[queue]) table.cut(connection);
-      }
-    }, DRAIN_WAIT_MS);
-    await table.emptied();
-    clearTimeout(drain_timer);
-    clearInterval(sweep);
-    table.stop();
-  }
-
-  let drained: Promise<void> | undefined;
-  return {
-    address: listener.addr as Deno.NetAddr,
-    get open_connections() {
-      return table.open.size;
-    },
-    shutdown() {
-      drained ??= drain();
-      return drained;
-    },
-  };
 }

@@ -319,49 +319,115 @@ function parse_bool(
   throw new ConfigError(`${name} must be true or false, got "${text}"`);
 }
 
-/** Reads and validates configuration; throws a `ConfigError` that says what is wrong. */
-export function load_config(
-  env: Record<string, string | undefined>,
-): Config {
-  const get = (name: string): string | undefined => {
+/** Reads one environment variable; blank counts as unset. */
+type EnvReader = (name: string) => string | undefined;
+
+/** A whole-number setting: its range and default (none: unset). */
+interface IntegerSetting {
+  min: number;
+  max: number;
+  fallback?: number;
+  /** 0 turns it off (a connection timeout a load balancer in front enforces). */
+  zero_turns_off?: true;
+}
+
+/**
+ * The whole-number settings, each read from the variable of its name in
+ * capitals (`port` from `PORT`); `ANONYMOUS_REQUEST_MEMORY_MB`, whose range
+ * depends on `REQUEST_MEMORY_MB`, is read on its own.
+ */
+const INTEGER_SETTINGS = {
+  port: { min: 0, max: 65535, fallback: 8000 },
+  database_connect_timeout_ms: { min: 100, max: 600_000, fallback: 2_000 },
+  database_statement_timeout_ms: { min: 100, max: 3_600_000, fallback: 5_000 },
+  data_dir_min_free_mb: { min: 0, max: 1_048_576, fallback: 64 },
+  rate_limit_per_minute: { min: 1, max: 1_000_000 },
+  body_timeout_ms: { min: 100, max: 600_000, fallback: 30_000 },
+  body_min_bytes_per_second: { min: 0, max: 1_000_000_000, fallback: 1024 },
+  header_timeout_ms: {
+    min: 100,
+    max: 600_000,
+    fallback: 15_000,
+    zero_turns_off: true,
+  },
+  keep_alive_timeout_ms: {
+    min: 100,
+    max: 3_600_000,
+    fallback: 75_000,
+    zero_turns_off: true,
+  },
+  max_connections: { min: 1, max: 1_000_000 },
+  shutdown_timeout_ms: { min: 100, max: 3_600_000, fallback: 25_000 },
+  session_ttl_hours: { min: 1, max: 24 * 90, fallback: 12 },
+  render_workers: { min: 0, max: 64 },
+  render_queue: { min: 1, max: 100_000, fallback: 512 },
+  render_timeout_ms: { min: 100, max: 120_000, fallback: 15_000 },
+  render_seconds_per_minute: { min: 1, max: 100_000, fallback: 30 },
+  reservation_ttl_ms: { min: 100, max: 3_600_000, fallback: 30_000 },
+  request_memory_mb: { min: 8, max: 65_536, fallback: 64 },
+  signups_per_address_per_hour: { min: 1, max: 1_000_000, fallback: 5 },
+} as const satisfies Record<string, IntegerSetting>;
+
+type IntegerKey = keyof typeof INTEGER_SETTINGS;
+
+/** A setting's value: a number when it has a default, else maybe unset. */
+type IntegerValue<K extends IntegerKey> = (typeof INTEGER_SETTINGS)[K] extends
+  { fallback: number } ? number
+  : number | undefined;
+
+function read_integer<K extends IntegerKey>(
+  get: EnvReader,
+  key: K,
+): IntegerValue<K> {
+  const setting: IntegerSetting = INTEGER_SETTINGS[key];
+  const variable = key.toUpperCase();
+  const text = get(variable);
+  if (text === undefined) return setting.fallback as IntegerValue<K>;
+  if (setting.zero_turns_off && text.trim() === "0") return 0;
+  return parse_int(variable, text, setting);
+}
+
+function env_reader(env: Record<string, string | undefined>): EnvReader {
+  return (name) => {
     const value = env[name];
     return value === undefined || value.trim() === "" ? undefined : value;
   };
-  const optional_int = (
-    name: string,
-    range: { min: number; max: number },
-  ): number | undefined => {
-    const text = get(name);
-    return text === undefined ? undefined : parse_int(name, text, range);
-  };
-  // 0 turns a connection timeout off (a load balancer in front enforces it).
-  const optional_timeout = (name: string, max: number): number | undefined => {
-    const text = get(name);
-    if (text?.trim() === "0") return 0;
-    return optional_int(name, { min: 100, max });
-  };
-  const port_text = get("PORT");
-  const rate_text = get("RATE_LIMIT_PER_MINUTE");
-  const database_url = get("DATABASE_URL");
-  if (database_url && !/^postgres(ql)?:\/\//.test(database_url)) {
+}
+
+function parse_database_url(text: string | undefined): string | undefined {
+  if (text && !/^postgres(ql)?:\/\//.test(text)) {
     throw new ConfigError(
       "DATABASE_URL must be a postgres:// or postgresql:// URL",
     );
   }
-  const support_email = parse_email_address("SUPPORT_EMAIL", get);
-  const operator_email = parse_email_address("OPERATOR_EMAIL", get);
-  let trusted_proxies: AddressRange[] = [];
+  return text;
+}
+
+function parse_proxies(text: string | undefined): AddressRange[] {
   try {
-    trusted_proxies = parse_trusted_proxies(get("TRUSTED_PROXIES") ?? "");
+    return parse_trusted_proxies(text ?? "");
   } catch (error) {
     throw new ConfigError(`TRUSTED_PROXIES: ${(error as Error).message}`);
   }
-  const metrics_token = get("METRICS_TOKEN")?.trim();
-  if (metrics_token !== undefined && metrics_token.length < 16) {
+}
+
+/** A secret the operator chooses (`ADMIN_TOKEN`, `METRICS_TOKEN`). */
+function parse_token(
+  name: string,
+  value: string | undefined,
+): string | undefined {
+  if (value !== undefined && value.length < 16) {
     throw new ConfigError(
-      "METRICS_TOKEN must be at least 16 characters (use a long random value)",
+      `${name} must be at least 16 characters (use a long random value)`,
     );
   }
+  return value;
+}
+
+/** `SMTP_URL` and `PUBLIC_URL`, which mail needs with it. */
+function parse_mail_urls(
+  get: EnvReader,
+): { smtp_url?: string; public_url?: string } {
   const smtp_url = parse_smtp_url(get("SMTP_URL"));
   const public_url = parse_public_url(get("PUBLIC_URL"));
   if (smtp_url && !public_url) {
@@ -371,65 +437,58 @@ export function load_config(
       "PUBLIC_URL is required with SMTP_URL: links in mail point to it, e.g. PUBLIC_URL=https://invoices.example.com",
     );
   }
-  const request_memory_mb =
-    optional_int("REQUEST_MEMORY_MB", { min: 8, max: 65_536 }) ?? 64;
-  const anonymous_request_memory_mb =
-    optional_int("ANONYMOUS_REQUEST_MEMORY_MB", {
+  return { smtp_url, public_url };
+}
+
+/** `REQUEST_MEMORY_MB` and the anonymous requests' share of it. */
+function read_request_memory(
+  get: EnvReader,
+): { request_memory_mb: number; anonymous_request_memory_mb: number } {
+  const request_memory_mb = read_integer(get, "request_memory_mb");
+  const anonymous_text = get("ANONYMOUS_REQUEST_MEMORY_MB");
+  const anonymous_request_memory_mb = anonymous_text === undefined
+    ? Math.max(1, Math.floor(request_memory_mb / 8))
+    : parse_int("ANONYMOUS_REQUEST_MEMORY_MB", anonymous_text, {
       min: 1,
       max: Math.floor(request_memory_mb / 2),
-    }) ?? Math.max(1, Math.floor(request_memory_mb / 8));
-  const admin_token = get("ADMIN_TOKEN");
-  if (admin_token !== undefined && admin_token.length < 16) {
-    throw new ConfigError(
-      "ADMIN_TOKEN must be at least 16 characters (use a long random value)",
-    );
-  }
+    });
+  return { request_memory_mb, anonymous_request_memory_mb };
+}
+
+/** Reads and validates configuration; throws a `ConfigError` that says what is wrong. */
+export function load_config(
+  env: Record<string, string | undefined>,
+): Config {
+  const get = env_reader(env);
+  const database_url = parse_database_url(get("DATABASE_URL"));
+  const support_email = parse_email_address("SUPPORT_EMAIL", get);
+  const operator_email = parse_email_address("OPERATOR_EMAIL", get);
+  const trusted_proxies = parse_proxies(get("TRUSTED_PROXIES"));
+  const metrics_token = parse_token(
+    "METRICS_TOKEN",
+    get("METRICS_TOKEN")?.trim(),
+  );
+  const { smtp_url, public_url } = parse_mail_urls(get);
+  const memory = read_request_memory(get);
+  const admin_token = parse_token("ADMIN_TOKEN", get("ADMIN_TOKEN"));
+  const int = <K extends IntegerKey>(key: K) => read_integer(get, key);
   return {
-    port: port_text === undefined
-      ? 8000
-      : parse_int("PORT", port_text, { min: 0, max: 65535 }),
+    port: int("port"),
     host: get("HOST") ?? "127.0.0.1",
     data_dir: get("DATA_DIR") ?? "./data",
     database_url,
-    database_connect_timeout_ms: optional_int("DATABASE_CONNECT_TIMEOUT_MS", {
-      min: 100,
-      max: 600_000,
-    }) ?? 2_000,
-    database_statement_timeout_ms:
-      optional_int("DATABASE_STATEMENT_TIMEOUT_MS", {
-        min: 100,
-        max: 3_600_000,
-      }) ?? 5_000,
-    data_dir_min_free_mb: optional_int("DATA_DIR_MIN_FREE_MB", {
-      min: 0,
-      max: 1_048_576,
-    }) ?? 64,
+    database_connect_timeout_ms: int("database_connect_timeout_ms"),
+    database_statement_timeout_ms: int("database_statement_timeout_ms"),
+    data_dir_min_free_mb: int("data_dir_min_free_mb"),
     admin_token,
-    rate_limit_per_minute: rate_text === undefined
-      ? undefined
-      : parse_int("RATE_LIMIT_PER_MINUTE", rate_text, {
-        min: 1,
-        max: 1_000_000,
-      }),
+    rate_limit_per_minute: int("rate_limit_per_minute"),
     max_body_bytes: 1024 * 1024,
-    body_timeout_ms:
-      optional_int("BODY_TIMEOUT_MS", { min: 100, max: 600_000 }) ??
-        30_000,
-    body_min_bytes_per_second: optional_int("BODY_MIN_BYTES_PER_SECOND", {
-      min: 0,
-      max: 1_000_000_000,
-    }) ?? 1024,
-    header_timeout_ms: optional_timeout("HEADER_TIMEOUT_MS", 600_000) ??
-      15_000,
-    keep_alive_timeout_ms:
-      optional_timeout("KEEP_ALIVE_TIMEOUT_MS", 3_600_000) ?? 75_000,
-    max_connections: optional_int("MAX_CONNECTIONS", {
-      min: 1,
-      max: 1_000_000,
-    }),
-    shutdown_timeout_ms:
-      optional_int("SHUTDOWN_TIMEOUT_MS", { min: 100, max: 3_600_000 }) ??
-        25_000,
+    body_timeout_ms: int("body_timeout_ms"),
+    body_min_bytes_per_second: int("body_min_bytes_per_second"),
+    header_timeout_ms: int("header_timeout_ms"),
+    keep_alive_timeout_ms: int("keep_alive_timeout_ms"),
+    max_connections: int("max_connections"),
+    shutdown_timeout_ms: int("shutdown_timeout_ms"),
     cors_origins: parse_origins(get("CORS_ORIGINS")),
     signup_enabled: parse_bool("SIGNUP_ENABLED", get("SIGNUP_ENABLED"), true),
     signup_plan: parse_choice(
@@ -444,8 +503,7 @@ export function load_config(
       ["active", "inactive"],
       "active",
     ),
-    session_ttl_hours:
-      optional_int("SESSION_TTL_HOURS", { min: 1, max: 24 * 90 }) ?? 12,
+    session_ttl_hours: int("session_ttl_hours"),
     cookie_secure: parse_choice(
       "COOKIE_SECURE",
       get("COOKIE_SECURE"),
@@ -454,30 +512,17 @@ export function load_config(
     ),
     support_email,
     operator_email,
-    render_workers: optional_int("RENDER_WORKERS", { min: 0, max: 64 }) ??
-      default_workers(),
-    render_queue: optional_int("RENDER_QUEUE", { min: 1, max: 100_000 }) ?? 512,
-    render_timeout_ms:
-      optional_int("RENDER_TIMEOUT_MS", { min: 100, max: 120_000 }) ??
-        15_000,
-    render_seconds_per_minute: optional_int("RENDER_SECONDS_PER_MINUTE", {
-      min: 1,
-      max: 100_000,
-    }) ?? 30,
-    reservation_ttl_ms:
-      optional_int("RESERVATION_TTL_MS", { min: 100, max: 3_600_000 }) ??
-        30_000,
-    request_memory_mb,
-    anonymous_request_memory_mb,
+    render_workers: int("render_workers") ?? default_workers(),
+    render_queue: int("render_queue"),
+    render_timeout_ms: int("render_timeout_ms"),
+    render_seconds_per_minute: int("render_seconds_per_minute"),
+    reservation_ttl_ms: int("reservation_ttl_ms"),
+    ...memory,
     stripe: parse_stripe(get),
     public_url,
     metrics_token,
     trusted_proxies,
-    signups_per_address_per_hour: optional_int("SIGNUPS_PER_ADDRESS_PER_HOUR", {
-      min: 1,
-      max: 1_000_000,
-    }) ??
-      5,
+    signups_per_address_per_hour: int("signups_per_address_per_hour"),
     smtp_url,
     mail_from: parse_mail_from(get("MAIL_FROM"), smtp_url),
   };

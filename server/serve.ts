@@ -1,7 +1,7 @@
 /**
  * Starting and stopping the whole service: database, services, HTTP server.
  */
-import { ApiError } from "../contract/mod.ts";
+import { ApiError, type Services } from "../contract/mod.ts";
 import {
   type Database,
   observe_statements,
@@ -9,21 +9,32 @@ import {
   unavailable_public_message,
 } from "../db/mod.ts";
 import { create_app, type Handler } from "./app.ts";
-import { create_billing } from "./billing.ts";
-import { start_connection_guard } from "./connection_guard.ts";
+import { type Billing, create_billing } from "./billing.ts";
+import {
+  type ConnectionGuard,
+  start_connection_guard,
+} from "./connection_guard.ts";
 import {
   connection_cap,
   type ConnectionCap,
   open_files_limit,
 } from "./connection_limit.ts";
 import type { Config } from "./config.ts";
-import { create_dashboard, type SignupPolicy } from "./dashboard/mod.ts";
+import {
+  create_dashboard,
+  type Dashboard,
+  type DashboardOptions,
+  type SignupPolicy,
+} from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
-import { create_account_mail } from "./dashboard/account_mail.ts";
+import {
+  type AccountMail,
+  create_account_mail,
+} from "./dashboard/account_mail.ts";
 import type { ScryptParams } from "./dashboard/password.ts";
-import { create_mailer } from "./mail.ts";
+import { create_mailer, type Mailer } from "./mail.ts";
 import { MemoryBudget } from "./memory_budget.ts";
-import { create_operator_mail } from "./operator_mail.ts";
+import { create_operator_mail, type OperatorMail } from "./operator_mail.ts";
 import { Metrics } from "./metrics.ts";
 import { RenderPool } from "./render_pool.ts";
 import { create_services, type RenderDocument } from "./services.ts";
@@ -70,13 +81,95 @@ export async function start_server(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   const owns_database = options.database === undefined;
-  const database = options.database ?? await open_database({
+  const database = options.database ?? await open_configured_database(config);
+  const { pool, render_document } = await start_renderer(config, options);
+  const metrics = new Metrics();
+  const stop_housekeeping = start_housekeeping(database, {
+    interval_ms: 10 * 60 * 1000,
+    now: options.now ?? (() => new Date()),
+  });
+  if (pool) metrics.track_queue_depth(() => pool.queue_depth);
+  const memory_budget = new MemoryBudget(config.request_memory_mb * 2 ** 20, {
+    anonymous_limit: config.anonymous_request_memory_mb * 2 ** 20,
+  });
+  metrics.track_request_memory(memory_budget);
+  const signup = signup_policy(config);
+  // The per-request statements (API key, quota) are timed for /metrics.
+  const timed = observe_statements(
+    database,
+    (name, seconds) => metrics.observe_statement(name, seconds),
+  );
+  const billing = config.stripe
+    ? create_billing(database, { stripe: config.stripe, now: options.now })
+    : undefined;
+  // Links in mail: PUBLIC_URL (required with SMTP), else the address this
+  // process listens on, known once it is bound; never a request's Host.
+  let listening_url = "";
+  const mail = create_mail(
+    database,
+    config,
+    options,
+    () => config.public_url ?? listening_url,
+  );
+  const services = create_configured_services(timed, config, options, {
+    mail,
+    billing,
+    signup,
+    metrics,
+    render_document,
+    pool,
+  });
+  const dashboard = await create_dashboard(
+    database,
+    dashboard_options(config, options, signup, billing, mail),
+  );
+  const handler = create_handler(config, options, {
+    services,
+    dashboard,
+    database,
+    billing,
+    memory_budget,
+    metrics,
+  });
+  const cap = connection_cap(config.max_connections, open_files_limit());
+  const guard = start_connection_guard(handler, {
+    hostname: config.host,
+    port: config.port,
+    header_timeout_ms: config.header_timeout_ms,
+    keep_alive_timeout_ms: config.keep_alive_timeout_ms,
+    max_connections: cap.max_connections,
+  });
+  listening_url = url_of(guard.address);
+  const stop = { guard, stop_housekeeping, mail, pool, database };
+  let closing: Promise<boolean> | undefined;
+  return {
+    url: listening_url,
+    port: guard.address.port,
+    database,
+    handler,
+    connection_cap: cap,
+    shutdown() {
+      closing ??= stop_server(config, stop, owns_database);
+      return closing;
+    },
+  };
+}
+
+function open_configured_database(config: Config): Promise<Database> {
+  return open_database({
     database_url: config.database_url,
     data_dir: config.data_dir,
     connect_timeout_ms: config.database_connect_timeout_ms,
     statement_timeout_ms: config.database_statement_timeout_ms,
     min_free_bytes: config.data_dir_min_free_mb * 2 ** 20,
   });
+}
+
+/** The render workers (none with `RENDER_WORKERS=0`) and how to render. */
+async function start_renderer(
+  config: Config,
+  options: StartOptions,
+): Promise<{ pool?: RenderPool; render_document: RenderDocument }> {
   const pool =
     options.render_document === undefined && config.render_workers > 0
       ? new RenderPool({
@@ -89,34 +182,31 @@ export async function start_server(
     (pool
       ? (invoice, render) => pool.render(invoice, render)
       : await request_thread_renderer());
-  const metrics = new Metrics();
-  const stop_housekeeping = start_housekeeping(database, {
-    interval_ms: 10 * 60 * 1000,
-    now: options.now ?? (() => new Date()),
-  });
-  if (pool) metrics.track_queue_depth(() => pool.queue_depth);
-  const memory_budget = new MemoryBudget(config.request_memory_mb * 2 ** 20, {
-    anonymous_limit: config.anonymous_request_memory_mb * 2 ** 20,
-  });
-  metrics.track_request_memory(memory_budget);
-  const signup: SignupPolicy = {
+  return { pool, render_document };
+}
+
+function signup_policy(config: Config): SignupPolicy {
+  return {
     enabled: config.signup_enabled,
     plan: config.signup_plan,
     subscription_status: config.signup_subscription_status,
     per_address_per_hour: config.signups_per_address_per_hour,
   };
-  // The per-request statements (API key, quota) are timed for /metrics.
-  const timed = observe_statements(
-    database,
-    (name, seconds) => metrics.observe_statement(name, seconds),
-  );
-  const billing = config.stripe
-    ? create_billing(database, { stripe: config.stripe, now: options.now })
-    : undefined;
-  // Links in mail: PUBLIC_URL (required with SMTP), else the address this
-  // process listens on, known once it is bound; never a request's Host.
-  let listening_url = "";
-  const link_origin = () => config.public_url ?? listening_url;
+}
+
+/** The mailer and the two kinds of mail the service sends. */
+interface ServiceMail {
+  mailer: Mailer;
+  account_mail: AccountMail;
+  operator_mail: OperatorMail;
+}
+
+function create_mail(
+  database: Database,
+  config: Config,
+  options: StartOptions,
+  link_origin: () => string,
+): ServiceMail {
   const mailer = create_mailer({
     smtp_url: config.smtp_url,
     mail_from: config.mail_from,
@@ -133,14 +223,49 @@ export async function start_server(
     operator_email: config.operator_email,
     link_origin,
   });
-  const services = create_services(timed, {
-    account_mail,
-    operator_mail,
-    support_email: config.support_email,
-    billing,
+  return { mailer, account_mail, operator_mail };
+}
+
+function dashboard_options(
+  config: Config,
+  options: StartOptions,
+  signup: SignupPolicy,
+  billing: Billing | undefined,
+  mail: ServiceMail,
+): DashboardOptions {
+  return {
     signup,
+    session_ttl_seconds: config.session_ttl_hours * 3600,
+    cookie_secure: config.cookie_secure,
+    support_email: config.support_email,
+    billing_enabled: billing !== undefined,
+    operator_mail: mail.operator_mail.configured,
+    now: options.now ?? (() => new Date()),
+  };
+}
+
+function create_configured_services(
+  timed: Database,
+  config: Config,
+  options: StartOptions,
+  parts: {
+    mail: ServiceMail;
+    billing?: Billing;
+    signup: SignupPolicy;
+    metrics: Metrics;
+    render_document: RenderDocument;
+    pool?: RenderPool;
+  },
+): Services {
+  const { pool, metrics } = parts;
+  return create_services(timed, {
+    account_mail: parts.mail.account_mail,
+    operator_mail: parts.mail.operator_mail,
+    support_email: config.support_email,
+    billing: parts.billing,
+    signup: parts.signup,
     on_render: (seconds) => metrics.observe_render(seconds),
-    render_document,
+    render_document: parts.render_document,
     render_early: pool ? () => pool.idle_workers > 0 : undefined,
     render_seconds_per_minute: config.render_seconds_per_minute,
     reservation_ttl_ms: config.reservation_ttl_ms,
@@ -149,84 +274,90 @@ export async function start_server(
     now: options.now,
     scrypt_params: options.scrypt_params,
   });
+}
+
+function create_handler(
+  config: Config,
+  options: StartOptions,
+  parts: {
+    services: Services;
+    dashboard: Dashboard;
+    database: Database;
+    billing?: Billing;
+    memory_budget: MemoryBudget;
+    metrics: Metrics;
+  },
+): Handler {
+  const { billing, database } = parts;
   const log = options.log ??
     (options.quiet
       ? undefined
       : (record: Record<string, unknown>) =>
         console.log(JSON.stringify(record)));
-  const dashboard = await create_dashboard(database, {
-    signup,
-    session_ttl_seconds: config.session_ttl_hours * 3600,
-    cookie_secure: config.cookie_secure,
-    support_email: config.support_email,
-    billing_enabled: billing !== undefined,
-    operator_mail: operator_mail.configured,
-    now: options.now ?? (() => new Date()),
-  });
-  const handler = create_app({
-    services,
-    ...dashboard.app_options,
+  return create_app({
+    services: parts.services,
+    ...parts.dashboard.app_options,
     max_body_bytes: config.max_body_bytes,
     body_timeout_ms: config.body_timeout_ms,
     body_min_bytes_per_second: config.body_min_bytes_per_second,
-    memory_budget,
-    check_ready: () =>
-      database.ping().catch((error: unknown) => {
-        // Says why (e.g. the disk is full) when there is more to say.
-        const message = unavailable_public_message(error);
-        if (message === undefined) throw error;
-        throw new ApiError("unavailable", message, {
-          headers: { "Retry-After": "5" },
-        });
-      }),
+    memory_budget: parts.memory_budget,
+    check_ready: () => check_database_ready(database),
     cors_origins: config.cors_origins,
     stripe_webhook: billing
       ? (raw, signature) => billing.handle_webhook(raw, signature)
       : undefined,
     public_url: config.public_url,
-    metrics,
+    metrics: parts.metrics,
     metrics_token: config.metrics_token,
     trusted_proxies: config.trusted_proxies,
     log,
   });
-  const cap = connection_cap(config.max_connections, open_files_limit());
-  const guard = start_connection_guard(handler, {
-    hostname: config.host,
-    port: config.port,
-    header_timeout_ms: config.header_timeout_ms,
-    keep_alive_timeout_ms: config.keep_alive_timeout_ms,
-    max_connections: cap.max_connections,
+}
+
+/** Ready when the database answers; otherwise a 503 that says why when it can. */
+function check_database_ready(database: Database): Promise<void> {
+  return database.ping().catch((error: unknown) => {
+    // Says why (e.g. the disk is full) when there is more to say.
+    const message = unavailable_public_message(error);
+    if (message === undefined) throw error;
+    throw new ApiError("unavailable", message, {
+      headers: { "Retry-After": "5" },
+    });
   });
-  const address = guard.address;
+}
+
+function url_of(address: Deno.NetAddr): string {
   const host = address.hostname.includes(":")
     ? `[${address.hostname}]`
     : address.hostname;
-  listening_url = `http://${host}:${address.port}`;
-  let closing: Promise<boolean> | undefined;
-  return {
-    url: listening_url,
-    port: address.port,
-    database,
-    handler,
-    connection_cap: cap,
-    shutdown() {
-      closing ??= (async () => {
-        const drained = await within_shutdown_deadline(
-          guard.shutdown(),
-          config.shutdown_timeout_ms,
-          () => guard.open_connections,
-        );
-        stop_housekeeping();
-        await account_mail.idle();
-        await operator_mail.idle();
-        mailer.close();
-        await pool?.close();
-        if (owns_database) await database.close();
-        return drained;
-      })();
-      return closing;
-    },
-  };
+  return `http://${host}:${address.port}`;
+}
+
+/** Drains the connections (within the deadline), then stops the rest. */
+async function stop_server(
+  config: Config,
+  parts: {
+    guard: ConnectionGuard;
+    stop_housekeeping: () => void;
+    mail: ServiceMail;
+    pool?: RenderPool;
+    database: Database;
+  },
+  owns_database: boolean,
+): Promise<boolean> {
+  const { guard, mail } = parts;
+  const drained = await within_shutdown_deadline(
+    guard.shutdown(),
+    config.shutdown_timeout_ms,
+    () => guard.open_connections,
+  );
+  parts.stop_housekeeping();
+  await mail.account_mail.idle();
+  await mail.operator_mail.idle();
+  mail.mailer.close();
+  await parts.pool?.close();
+  if (owns_database) await parts.database.close();
+  return drained;
 }
 
 /**

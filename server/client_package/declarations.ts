@@ -216,15 +216,28 @@ function type_printer(
   checker: ts.TypeChecker,
   names: Map<ts.Type, string>,
 ): TypePrinter {
-  const open = new Set<ts.Type>();
+  return new StructuralPrinter(checker, names);
+}
 
-  function print(
-    type: ts.Type,
-    path: string,
-    depth: number,
-    own_name = false,
-  ): string {
-    const name = own_name ? undefined : names.get(type);
+/** Flags of the types the compiler spells out as they are. */
+const PLAIN_TYPE_FLAGS = ts.TypeFlags.NumberLiteral |
+  ts.TypeFlags.BooleanLiteral | ts.TypeFlags.BigIntLiteral |
+  ts.TypeFlags.TemplateLiteral | ts.TypeFlags.String | ts.TypeFlags.Number |
+  ts.TypeFlags.Boolean | ts.TypeFlags.BigInt | ts.TypeFlags.Null |
+  ts.TypeFlags.Undefined | ts.TypeFlags.Void | ts.TypeFlags.Never |
+  ts.TypeFlags.Unknown;
+
+class StructuralPrinter implements TypePrinter {
+  /** Object types being printed, to catch a type that contains itself. */
+  readonly #open = new Set<ts.Type>();
+
+  constructor(
+    readonly checker: ts.TypeChecker,
+    readonly names: Map<ts.Type, string>,
+  ) {}
+
+  print(type: ts.Type, path: string, depth: number, own_name = false): string {
+    const name = own_name ? undefined : this.names.get(type);
     if (name) return name;
     const flags = type.flags;
     if (flags & ts.TypeFlags.Any) {
@@ -233,31 +246,24 @@ function type_printer(
       );
     }
     if (flags & ts.TypeFlags.Union) {
-      return print_union(type as ts.UnionType, path, depth);
+      return this.#print_union(type as ts.UnionType, path, depth);
     }
     if (flags & ts.TypeFlags.Intersection) {
-      const members = (type as ts.IntersectionType).types;
-      if (members.every((member) => member.flags & ts.TypeFlags.Object)) {
-        return print_object(type, path, depth);
-      }
-      return members.map((member) => wrap(print(member, path, depth)))
-        .join(" & ");
+      return this.#print_intersection(
+        type as ts.IntersectionType,
+        path,
+        depth,
+      );
     }
     if (flags & ts.TypeFlags.StringLiteral) {
       return JSON.stringify((type as ts.StringLiteralType).value);
     }
-    if (
-      flags & (ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral |
-        ts.TypeFlags.BigIntLiteral | ts.TypeFlags.TemplateLiteral |
-        ts.TypeFlags.String | ts.TypeFlags.Number | ts.TypeFlags.Boolean |
-        ts.TypeFlags.BigInt | ts.TypeFlags.Null | ts.TypeFlags.Undefined |
-        ts.TypeFlags.Void | ts.TypeFlags.Never | ts.TypeFlags.Unknown)
-    ) {
-      return checker.typeToString(type);
+    if (flags & PLAIN_TYPE_FLAGS) return this.checker.typeToString(type);
+    if (flags & ts.TypeFlags.Object) {
+      return this.#print_object(type, path, depth);
     }
-    if (flags & ts.TypeFlags.Object) return print_object(type, path, depth);
     throw new DeclarationError(
-      `${path}: cannot spell out \`${checker.typeToString(type)}\``,
+      `${path}: cannot spell out \`${this.checker.typeToString(type)}\``,
     );
   }
 
@@ -265,10 +271,10 @@ function type_printer(
    * Members of a named union print as its name (`format?: InvoiceFormat`),
    * `true | false` as `boolean`, and `null` and `undefined` come last.
    */
-  function print_union(type: ts.UnionType, path: string, depth: number) {
+  #print_union(type: ts.UnionType, path: string, depth: number): string {
     let members = type.types;
     const printed: string[] = [];
-    for (const [named, name] of names) {
+    for (const [named, name] of this.names) {
       if (!(named.flags & ts.TypeFlags.Union)) continue;
       const inner = (named as ts.UnionType).types;
       if (
@@ -279,33 +285,51 @@ function type_printer(
         members = members.filter((member) => !inner.includes(member));
       }
     }
-    const has_true = members.some((member) => is_boolean(member, "true"));
-    const has_false = members.some((member) => is_boolean(member, "false"));
+    const has_true = members.some((member) => this.#is_boolean(member, "true"));
+    const has_false = members.some((member) =>
+      this.#is_boolean(member, "false")
+    );
     const nullish: string[] = [];
     for (const member of members) {
       if (has_true && has_false && member.flags & ts.TypeFlags.BooleanLiteral) {
         if (!printed.includes("boolean")) printed.push("boolean");
       } else if (member.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)) {
-        nullish.unshift(checker.typeToString(member));
+        nullish.unshift(this.checker.typeToString(member));
       } else {
-        printed.push(wrap(print(member, path, depth)));
+        printed.push(wrap(this.print(member, path, depth)));
       }
     }
     return [...printed, ...nullish].join(" | ");
   }
 
-  function is_boolean(type: ts.Type, value: string): boolean {
+  #is_boolean(type: ts.Type, value: string): boolean {
     return (type.flags & ts.TypeFlags.BooleanLiteral) !== 0 &&
-      checker.typeToString(type) === value;
+      this.checker.typeToString(type) === value;
   }
 
-  function print_object(type: ts.Type, path: string, depth: number): string {
-    if (checker.isArrayType(type)) {
-      const [element] = checker.getTypeArguments(type as ts.TypeReference);
-      const readonly = type.symbol?.name === "ReadonlyArray" ? "readonly " : "";
-      return `${readonly}${wrap(print(element, `${path}[]`, depth))}[]`;
+  /** Object types merge into one object; any other member stays an `&`. */
+  #print_intersection(
+    type: ts.IntersectionType,
+    path: string,
+    depth: number,
+  ): string {
+    const members = type.types;
+    if (members.every((member) => member.flags & ts.TypeFlags.Object)) {
+      return this.#print_object(type, path, depth);
     }
-    if (checker.isTupleType(type)) return print_tuple(type, path, depth);
+    return members.map((member) => wrap(this.print(member, path, depth)))
+      .join(" & ");
+  }
+
+  #print_object(type: ts.Type, path: string, depth: number): string {
+    if (this.checker.isArrayType(type)) {
+      const [element] = this.checker.getTypeArguments(type as ts.TypeReference);
+      const readonly = type.symbol?.name === "ReadonlyArray" ? "readonly " : "";
+      return `${readonly}${wrap(this.print(element, `${path}[]`, depth))}[]`;
+    }
+    if (this.checker.isTupleType(type)) {
+      return this.#print_tuple(type, path, depth);
+    }
     if (
       type.getCallSignatures().length > 0 ||
       type.getConstructSignatures().length > 0
@@ -314,58 +338,61 @@ function type_printer(
         `${path} is a function, which JSON cannot carry`,
       );
     }
-    if (open.has(type)) {
+    if (this.#open.has(type)) {
       throw new DeclarationError(
         `${path} refers to itself; export it under a name to print it`,
       );
     }
-    open.add(type);
+    this.#open.add(type);
     try {
-      const inner = INDENT.repeat(depth + 1);
-      const lines = checker.getIndexInfosOfType(type).map((info) =>
-        `${inner}${info.isReadonly ? "readonly " : ""}[key: ${
-          checker.typeToString(info.keyType)
-        }]: ${print(info.type, `${path}[key]`, depth + 1)};`
-      );
-      for (const property of checker.getPropertiesOfType(type)) {
-        if (property.name.startsWith("__@")) {
-          throw new DeclarationError(
-            `${path}: symbol-keyed property ${property.name}`,
-          );
-        }
-        const optional = property.flags & ts.SymbolFlags.Optional ? "?" : "";
-        lines.push(
-          `${inner}${property_key(property.name)}${optional}: ${
-            print(
-              checker.getTypeOfSymbol(property),
-              `${path}.${property.name}`,
-              depth + 1,
-            )
-          };`,
-        );
-      }
-      if (lines.length === 0) return "{}";
-      return `{\n${lines.join("\n")}\n${INDENT.repeat(depth)}}`;
+      return this.#print_members(type, path, depth);
     } finally {
-      open.delete(type);
+      this.#open.delete(type);
     }
   }
 
-  function print_tuple(type: ts.Type, path: string, depth: number): string {
+  /** An object type's index signatures and properties, one a line. */
+  #print_members(type: ts.Type, path: string, depth: number): string {
+    const checker = this.checker;
+    const inner = INDENT.repeat(depth + 1);
+    const lines = checker.getIndexInfosOfType(type).map((info) =>
+      `${inner}${info.isReadonly ? "readonly " : ""}[key: ${
+        checker.typeToString(info.keyType)
+      }]: ${this.print(info.type, `${path}[key]`, depth + 1)};`
+    );
+    for (const property of checker.getPropertiesOfType(type)) {
+      if (property.name.startsWith("__@")) {
+        throw new DeclarationError(
+          `${path}: symbol-keyed property ${property.name}`,
+        );
+      }
+      const optional = property.flags & ts.SymbolFlags.Optional ? "?" : "";
+      lines.push(
+        `${inner}${property_key(property.name)}${optional}: ${
+          this.print(
+            checker.getTypeOfSymbol(property),
+            `${path}.${property.name}`,
+            depth + 1,
+          )
+        };`,
+      );
+    }
+    if (lines.length === 0) return "{}";
+    return `{\n${lines.join("\n")}\n${INDENT.repeat(depth)}}`;
+  }
+
+  #print_tuple(type: ts.Type, path: string, depth: number): string {
     const target = (type as ts.TupleTypeReference).target;
-    const elements = checker.getTypeArguments(type as ts.TypeReference).map(
-      (element, index) => {
+    const elements = this.checker.getTypeArguments(type as ts.TypeReference)
+      .map((element, index) => {
         const flag = target.elementFlags[index];
-        const printed = print(element, `${path}[${index}]`, depth);
+        const printed = this.print(element, `${path}[${index}]`, depth);
         if (flag & ts.ElementFlags.Rest) return `...${wrap(printed)}[]`;
         if (flag & ts.ElementFlags.Optional) return `${wrap(printed)}?`;
         return printed;
-      },
-    );
+      });
     return `${target.readonly ? "readonly " : ""}[${elements.join(", ")}]`;
   }
-
-  return { print };
 }
 
 /** Parenthesises a top-level union or intersection, which would not bind to `[]`, `|` or `&`. */

@@ -109,116 +109,153 @@ export function create_password_auth(
     scrypt_params?: ScryptParams;
   },
 ): PasswordAuth {
-  const policy = options.policy ?? DEFAULT_SIGNUP_POLICY;
-  // An unknown e-mail is checked against this hash so that it costs as much
-  // time as a wrong password: response times do not reveal which accounts exist.
-  let decoy_hash: Promise<string> | undefined;
+  const checks: PasswordChecks = {
+    database,
+    policy: options.policy ?? DEFAULT_SIGNUP_POLICY,
+    now: options.now,
+    scrypt_params: options.scrypt_params,
+  };
+  return {
+    new_account: (input) => new_account(checks, input),
+    sign_in: (input) => sign_in(checks, input),
+    check_current_password: (input) => check_current_password(checks, input),
+  };
+}
 
+/** What the password checks work with. */
+interface PasswordChecks {
+  database: store.Database;
+  policy: SignupPolicy;
+  now: () => Date;
+  scrypt_params?: ScryptParams;
   /**
-   * Counts one password attempt for the e-mail from the client address, in
-   * the order from the narrowest limit to the widest: an attempt refused by a
-   * narrower limit never reaches a wider one, so one client cannot use up an
-   * account's shared ceiling. Sign-in and the checks before account changes
-   * share these counters.
+   * An unknown e-mail is checked against this hash so that it costs as much
+   * time as a wrong password: response times do not reveal which accounts
+   * exist.
    */
-  async function enforce_password_limits(
-    email: string,
-    client_address: string | undefined,
-  ): Promise<void> {
-    const now = options.now();
-    const window_seconds = SIGN_IN_LIMIT.window_seconds;
-    const limits: (RateLimit & { refusal: string })[] = client_address
-      ? [{
-        bucket: address_bucket("signin-address", client_address),
-        limit: SIGN_IN_LIMIT.per_address,
-        window_seconds,
-        refusal: "Too many password attempts from this address",
-      }, {
-        bucket: address_bucket("signin-from", client_address, email),
-        limit: SIGN_IN_LIMIT.per_email_and_address,
-        window_seconds,
-        refusal: "Too many password attempts for this e-mail",
-      }]
-      : [];
-    // Without a known address (in-process callers) the e-mail's own limit
-    // is the narrow one.
-    limits.push({
-      bucket: `signin:${email}`,
-      limit: client_address
-        ? SIGN_IN_LIMIT.per_email
-        : SIGN_IN_LIMIT.per_email_and_address,
+  decoy_hash?: Promise<string>;
+}
+
+async function new_account(
+  checks: PasswordChecks,
+  input: Parameters<PasswordAuth["new_account"]>[0],
+): Promise<store.CreateAccountInput> {
+  const { database, policy } = checks;
+  if (!policy.enabled) {
+    throw new ApiError(
+      "forbidden",
+      "Sign-up is closed on this service; ask the operator for an account",
+    );
+  }
+  if (input.client_address) {
+    await enforce_rate_limit(database, {
+      bucket: address_bucket("signup-address", input.client_address),
+      limit: policy.per_address_per_hour ?? SIGN_UP_LIMIT_PER_ADDRESS,
+      window_seconds: 3600,
+      refusal: "Too many sign-ups from this address",
+    }, checks.now());
+  }
+  return {
+    email: input.email,
+    plan: policy.plan,
+    subscription_status: policy.subscription_status,
+    password_hash: await hash_password(input.password, checks.scrypt_params),
+  };
+}
+
+async function sign_in(
+  checks: PasswordChecks,
+  input: Parameters<PasswordAuth["sign_in"]>[0],
+): Promise<store.Account> {
+  const { database } = checks;
+  const email = store.normalize_email(input.email);
+  await enforce_password_limits(checks, email, input.client_address);
+  const account = await store.find_account_by_email(database, email);
+  const stored = account
+    ? await store.get_password_hash(database, account.id)
+    : undefined;
+  if (!account || !stored) {
+    checks.decoy_hash ??= hash_password(
+      crypto.randomUUID(),
+      checks.scrypt_params,
+    );
+    await verify_password(input.password, await checks.decoy_hash);
+    throw new ApiError("unauthorized", WRONG_CREDENTIALS);
+  }
+  if (!await verify_password(input.password, stored)) {
+    throw new ApiError("unauthorized", WRONG_CREDENTIALS);
+  }
+  return account;
+}
+
+async function check_current_password(
+  checks: PasswordChecks,
+  input: Parameters<PasswordAuth["check_current_password"]>[0],
+): Promise<store.Account> {
+  const { database } = checks;
+  const account = await store.get_account(database, input.account_id);
+  if (!account) {
+    throw new ApiError("unauthorized", "Sign in to the dashboard first");
+  }
+  await enforce_password_limits(checks, account.email, input.client_address);
+  const stored = await store.get_password_hash(database, account.id);
+  if (!stored || !await verify_password(input.password, stored)) {
+    throw new ApiError("invalid_request", WRONG_CURRENT_PASSWORD, {
+      details: [{
+        path: input.field ?? "current_password",
+        message: "is wrong",
+      }],
+    });
+  }
+  return account;
+}
+
+/**
+ * Counts one password attempt for the e-mail from the client address, in
+ * the order from the narrowest limit to the widest: an attempt refused by a
+ * narrower limit never reaches a wider one, so one client cannot use up an
+ * account's shared ceiling. Sign-in and the checks before account changes
+ * share these counters.
+ */
+async function enforce_password_limits(
+  checks: PasswordChecks,
+  email: string,
+  client_address: string | undefined,
+): Promise<void> {
+  const now = checks.now();
+  for (const limit of password_limits(email, client_address)) {
+    await enforce_rate_limit(checks.database, limit, now);
+  }
+}
+
+/** The limits a password attempt counts in, narrowest first. */
+function password_limits(
+  email: string,
+  client_address: string | undefined,
+): (RateLimit & { refusal: string })[] {
+  const window_seconds = SIGN_IN_LIMIT.window_seconds;
+  const limits: (RateLimit & { refusal: string })[] = client_address
+    ? [{
+      bucket: address_bucket("signin-address", client_address),
+      limit: SIGN_IN_LIMIT.per_address,
+      window_seconds,
+      refusal: "Too many password attempts from this address",
+    }, {
+      bucket: address_bucket("signin-from", client_address, email),
+      limit: SIGN_IN_LIMIT.per_email_and_address,
       window_seconds,
       refusal: "Too many password attempts for this e-mail",
-    });
-    for (const limit of limits) {
-      await enforce_rate_limit(database, limit, now);
-    }
-  }
-
-  return {
-    async new_account(input) {
-      if (!policy.enabled) {
-        throw new ApiError(
-          "forbidden",
-          "Sign-up is closed on this service; ask the operator for an account",
-        );
-      }
-      if (input.client_address) {
-        await enforce_rate_limit(database, {
-          bucket: address_bucket("signup-address", input.client_address),
-          limit: policy.per_address_per_hour ?? SIGN_UP_LIMIT_PER_ADDRESS,
-          window_seconds: 3600,
-          refusal: "Too many sign-ups from this address",
-        }, options.now());
-      }
-      return {
-        email: input.email,
-        plan: policy.plan,
-        subscription_status: policy.subscription_status,
-        password_hash: await hash_password(
-          input.password,
-          options.scrypt_params,
-        ),
-      };
-    },
-
-    async sign_in(input) {
-      const email = store.normalize_email(input.email);
-      await enforce_password_limits(email, input.client_address);
-      const account = await store.find_account_by_email(database, email);
-      const stored = account
-        ? await store.get_password_hash(database, account.id)
-        : undefined;
-      if (!account || !stored) {
-        decoy_hash ??= hash_password(
-          crypto.randomUUID(),
-          options.scrypt_params,
-        );
-        await verify_password(input.password, await decoy_hash);
-        throw new ApiError("unauthorized", WRONG_CREDENTIALS);
-      }
-      if (!await verify_password(input.password, stored)) {
-        throw new ApiError("unauthorized", WRONG_CREDENTIALS);
-      }
-      return account;
-    },
-
-    async check_current_password(input) {
-      const account = await store.get_account(database, input.account_id);
-      if (!account) {
-        throw new ApiError("unauthorized", "Sign in to the dashboard first");
-      }
-      await enforce_password_limits(account.email, input.client_address);
-      const stored = await store.get_password_hash(database, account.id);
-      if (!stored || !await verify_password(input.password, stored)) {
-        throw new ApiError("invalid_request", WRONG_CURRENT_PASSWORD, {
-          details: [{
-            path: input.field ?? "current_password",
-            message: "is wrong",
-          }],
-        });
-      }
-      return account;
-    },
-  };
+    }]
+    : [];
+  // Without a known address (in-process callers) the e-mail's own limit
+  // is the narrow one.
+  limits.push({
+    bucket: `signin:${email}`,
+    limit: client_address
+      ? SIGN_IN_LIMIT.per_email
+      : SIGN_IN_LIMIT.per_email_and_address,
+    window_seconds,
+    refusal: "Too many password attempts for this e-mail",
+  });
+  return limits;
 }

@@ -11,9 +11,11 @@ import {
   NewPasswordSchema,
   PLAN_IDS,
   PlanSchema,
+  type Services,
   SubscriptionStatusSchema,
 } from "../contract/mod.ts";
 import {
+  type Database,
   list_deleted_account_usage,
   open_database,
   update_account,
@@ -51,20 +53,7 @@ export async function run_admin_cli(
   args: string[],
   env: Record<string, string | undefined>,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      email: { type: "string" },
-      plan: { type: "string" },
-      name: { type: "string" },
-      mode: { type: "string" },
-      status: { type: "string" },
-      limit: { type: "string" },
-      inactive: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  const { values, positionals } = parse_cli_args(args);
   const [command, target, extra] = positionals;
   if (values.help || !command) {
     console.log(USAGE);
@@ -81,87 +70,132 @@ export async function run_admin_cli(
       ? create_billing(database, { stripe: config.stripe })
       : undefined,
   });
-  // Lets an operator-created account (no password yet) use the dashboard.
-  async function set_password(account_id: string): Promise<unknown> {
-    const password = NewPasswordSchema.parse(await read_new_password(env));
-    const account = await update_account(database, account_id, {
-      password_hash: await hash_password(password),
-    });
-    if (!account) throw new ApiError("not_found", "No account with this id");
-    return { id: account.id, email: account.email, password: "updated" };
-  }
   try {
-    const result = await (() => {
-      switch (command) {
-        case "create-account":
-          return services.create_account(CreateAccountSchema.parse({
-            email: values.email,
-            name: values.name,
-            plan: values.plan,
-            subscription_status: values.inactive ? "inactive" : "active",
-          }));
-        case "get-account":
-          return services.get_account(required(target, "account id"));
-        case "set-plan":
-          return services.update_account(required(target, "account id"), {
-            plan: PlanSchema.parse(extra),
-          }, BY_CLI);
-        case "set-subscription":
-          return services.update_account(required(target, "account id"), {
-            subscription_status: SubscriptionStatusSchema.parse(extra),
-          }, BY_CLI);
-        case "release-override":
-          return services.update_account(required(target, "account id"), {
-            billing_override: false,
-          }, BY_CLI);
-        case "list-upgrade-requests": {
-          const filter = ListUpgradeRequestsSchema.parse({
-            status: values.status,
-            limit: values.limit,
-          });
-          return services.list_upgrade_requests({
-            status: filter.status === "all" ? undefined : filter.status,
-            limit: filter.limit,
-          });
-        }
-        case "list-keys":
-          return services.list_keys(required(target, "account id"));
-        case "create-key":
-          return services.create_key(required(target, "account id"), {
-            name: required(values.name, "--name"),
-            mode: values.mode === undefined
-              ? undefined
-              : KeyModeSchema.parse(values.mode),
-          });
-        case "revoke-key":
-          return services.revoke_key(required(target, "key id"));
-        case "set-password":
-          return set_password(required(target, "account id"));
-        case "deleted-usage":
-          return list_deleted_account_usage(database);
-        default:
-          throw new UsageError(`Unknown command "${command}"`);
-      }
-    })();
+    if (!Object.hasOwn(COMMANDS, command)) {
+      throw new UsageError(`Unknown command "${command}"`);
+    }
+    const result = await COMMANDS[command]({
+      services,
+      database,
+      env,
+      values,
+      target,
+      extra,
+    });
     console.log(JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (error instanceof ApiError) {
-      console.error(`${error.code}: ${error.message}`);
-      return 1;
-    }
-    if (error instanceof Error && error.name === "ZodError") {
-      console.error(`Invalid input: ${error.message}`);
-      return 2;
-    }
-    throw error;
+    return exit_code_of(error);
   } finally {
     await database.close();
   }
+}
+
+function parse_cli_args(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      email: { type: "string" },
+      plan: { type: "string" },
+      name: { type: "string" },
+      mode: { type: "string" },
+      status: { type: "string" },
+      limit: { type: "string" },
+      inactive: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+/** What a command works with: the services, its arguments and options. */
+interface CliCommand {
+  services: Services;
+  database: Database;
+  env: Record<string, string | undefined>;
+  values: ReturnType<typeof parse_cli_args>["values"];
+  target?: string;
+  extra?: string;
+}
+
+/** Each command of the CLI (listed in `USAGE`). */
+const COMMANDS: Record<string, (cli: CliCommand) => Promise<unknown>> = {
+  "create-account": ({ services, values }) =>
+    services.create_account(CreateAccountSchema.parse({
+      email: values.email,
+      name: values.name,
+      plan: values.plan,
+      subscription_status: values.inactive ? "inactive" : "active",
+    })),
+  "get-account": ({ services, target }) =>
+    services.get_account(required(target, "account id")),
+  "set-plan": ({ services, target, extra }) =>
+    services.update_account(required(target, "account id"), {
+      plan: PlanSchema.parse(extra),
+    }, BY_CLI),
+  "set-subscription": ({ services, target, extra }) =>
+    services.update_account(required(target, "account id"), {
+      subscription_status: SubscriptionStatusSchema.parse(extra),
+    }, BY_CLI),
+  "release-override": ({ services, target }) =>
+    services.update_account(required(target, "account id"), {
+      billing_override: false,
+    }, BY_CLI),
+  "list-upgrade-requests": ({ services, values }) => {
+    const filter = ListUpgradeRequestsSchema.parse({
+      status: values.status,
+      limit: values.limit,
+    });
+    return services.list_upgrade_requests({
+      status: filter.status === "all" ? undefined : filter.status,
+      limit: filter.limit,
+    });
+  },
+  "list-keys": ({ services, target }) =>
+    services.list_keys(required(target, "account id")),
+  "create-key": ({ services, target, values }) =>
+    services.create_key(required(target, "account id"), {
+      name: required(values.name, "--name"),
+      mode: values.mode === undefined
+        ? undefined
+        : KeyModeSchema.parse(values.mode),
+    }),
+  "revoke-key": ({ services, target }) =>
+    services.revoke_key(required(target, "key id")),
+  "set-password": ({ database, env, target }) =>
+    set_password(database, env, required(target, "account id")),
+  "deleted-usage": ({ database }) => list_deleted_account_usage(database),
+};
+
+// Lets an operator-created account (no password yet) use the dashboard.
+async function set_password(
+  database: Database,
+  env: Record<string, string | undefined>,
+  account_id: string,
+): Promise<unknown> {
+  const password = NewPasswordSchema.parse(await read_new_password(env));
+  const account = await update_account(database, account_id, {
+    password_hash: await hash_password(password),
+  });
+  if (!account) throw new ApiError("not_found", "No account with this id");
+  return { id: account.id, email: account.email, password: "updated" };
+}
+
+/** A failed command's message on stderr and exit code; anything else is rethrown. */
+function exit_code_of(error: unknown): number {
+  if (error instanceof UsageError) {
+    console.error(`${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (error instanceof ApiError) {
+    console.error(`${error.code}: ${error.message}`);
+    return 1;
+  }
+  if (error instanceof Error && error.name === "ZodError") {
+    console.error(`Invalid input: ${error.message}`);
+    return 2;
+  }
+  throw error;
 }
 
 class UsageError extends Error {}

@@ -145,27 +145,7 @@ export function build_openapi_document(): Json {
       `Limits: request body 1 MiB, ${INVOICE_LIMITS.max_items} line items, string lengths as given per field. ` +
       "Every error answers with the `Error` schema; every answer carries `Ink-Version`, the contract " +
       "version (this document's `info.version`; changes are listed in openapi/CHANGELOG.md).",
-    securitySchemes: {
-      ApiKey: {
-        type: "http",
-        scheme: "bearer",
-        description:
-          "An API key (`ink_live_…`, or `ink_test_…` for marked, uncharged test output), for `POST /generate`.",
-      },
-      AdminToken: {
-        type: "http",
-        scheme: "bearer",
-        description:
-          "The operator's ADMIN_TOKEN, for `/admin/…` (404 when the server has none).",
-      },
-      Session: {
-        type: "apiKey",
-        in: "cookie",
-        name: "session",
-        description:
-          "The dashboard's session cookie (with the `X-CSRF-Token` header on writes).",
-      },
-    },
+    securitySchemes: SECURITY_SCHEMES,
   }) as unknown as Json;
   (document.info as Json).contact = {
     name: "The operator of this Ink server",
@@ -176,6 +156,46 @@ export function build_openapi_document(): Json {
     identifier: "LicenseRef-Proprietary",
   };
   const components = document.components as Json & { schemas: Json };
+  const error_content = use_error_schema(components);
+  const paths = document.paths as Record<string, Record<string, Json>>;
+  complete_operations(paths, error_content);
+  complete_generate(paths, components, error_content);
+  components.headers = RESPONSE_HEADERS;
+  complete_responses(paths, error_content);
+  add_examples(paths);
+  // Only tRPC callers receive GeneratedDocument; REST clients get the PDF bytes.
+  delete components.schemas.GeneratedDocument;
+  return document;
+}
+
+/** The credentials: an API key, the admin token, the dashboard session. */
+const SECURITY_SCHEMES = {
+  ApiKey: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An API key (`ink_live_…`, or `ink_test_…` for marked, uncharged test output), for `POST /generate`.",
+  },
+  AdminToken: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "The operator's ADMIN_TOKEN, for `/admin/…` (404 when the server has none).",
+  },
+  Session: {
+    type: "apiKey",
+    in: "cookie",
+    name: "session",
+    description:
+      "The dashboard's session cookie (with the `X-CSRF-Token` header on writes).",
+  },
+} as const;
+
+/**
+ * One `Error` schema in place of the generator's per-status ones; returns
+ * the content every error answer has.
+ */
+function use_error_schema(components: Json & { schemas: Json }): Json {
   for (const name of Object.keys(components.schemas)) {
     if (name.startsWith("error.")) delete components.schemas[name];
   }
@@ -183,10 +203,16 @@ export function build_openapi_document(): Json {
     $defs: Record<string, Json>;
   };
   components.schemas.Error = converted.$defs.Error;
-  const error_content = {
+  return {
     "application/json": { schema: { $ref: "#/components/schemas/Error" } },
   };
-  const paths = document.paths as Record<string, Record<string, Json>>;
+}
+
+/** Every operation: its error content, its one security scheme, its 201. */
+function complete_operations(
+  paths: Record<string, Record<string, Json>>,
+  error_content: Json,
+): void {
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const responses = operation.responses as Record<string, Json>;
@@ -201,6 +227,17 @@ export function build_openapi_document(): Json {
       }
     }
   }
+}
+
+/**
+ * `POST /generate`: alias properties marked, the `Idempotency-Key` header,
+ * the document as its 200 and the 405 of other methods.
+ */
+function complete_generate(
+  paths: Record<string, Record<string, Json>>,
+  components: Json & { schemas: Json },
+  error_content: Json,
+): void {
   const generate = paths["/generate"].post;
   const body = generate.requestBody as Json & { content: Record<string, Json> };
   const request_schema = body.content["application/json"].schema as Json;
@@ -232,10 +269,4 @@ export function build_openapi_document(): Json {
       "Any method but POST (`method_not_allowed`); `OPTIONS` answers 204. Both list the methods in `Allow`.",
     content: error_content,
   };
-  components.headers = RESPONSE_HEADERS;
-  complete_responses(paths, error_content);
-  add_examples(paths);
-  // Only tRPC callers receive GeneratedDocument; REST clients get the PDF bytes.
-  delete components.schemas.GeneratedDocument;
-  return document;
 }

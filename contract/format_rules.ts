@@ -99,6 +99,9 @@ function blank(value: string | undefined): boolean {
 
 let currencies: Set<string> | undefined;
 
+/** Records that a field is required for the format, with its business term. */
+type Need = (path: (string | number)[], term: string, why?: string) => void;
+
 /**
  * Every field `format` needs that `invoice` lacks, with path and business
  * term; empty when the invoice can be written in that format.
@@ -110,63 +113,15 @@ export function format_problems(
   const { rules } = INVOICE_FORMAT_TABLE[format];
   if (!rules.en16931) return [];
   const problems: FormatProblem[] = [];
-  const need = (path: (string | number)[], term: string, why = ""): void => {
+  const need: Need = (path, term, why = "") => {
     problems.push({
       path,
       message: `is required for ${format} (${term})${why}`,
     });
   };
   const { sender, bill_to } = invoice;
-
-  if (blank(invoice.currency)) need(["currency"], "BT-5");
-  else {
-    currencies ??= new Set(Intl.supportedValuesOf("currency"));
-    if (!currencies.has(invoice.currency!)) {
-      problems.push({
-        path: ["currency"],
-        message: `must be an ISO 4217 currency code for ${format} (BT-5)`,
-      });
-    }
-  }
-  if (!invoice.has_tax) {
-    need(
-      ["tax_category"],
-      "BT-151",
-      ": every e-invoice line carries a VAT category; give `tax_category` and `tax_rate` on the invoice or on each item",
-    );
-  }
-  if (blank(sender.country)) need(["sender", "country"], "BT-40");
-  if (blank(bill_to.country)) need(["bill_to", "country"], "BT-55");
-
-  invoice.items.forEach((item, index) => {
-    if (item.unit !== undefined && !REC20_UNIT_CODES.has(item.unit)) {
-      problems.push({
-        path: ["items", index, "unit"],
-        message:
-          `must be a UN/ECE Recommendation 20 unit code for ${format} (BT-130), e.g. C62, HUR, DAY, KGM`,
-      });
-    }
-  });
-  const categories = categories_of(invoice);
-  const outside_scope = categories.has("O");
-  if (outside_scope && categories.size > 1) {
-    problems.push({
-      path: ["tax_category"],
-      message:
-        `O (not subject to VAT) cannot be combined with other categories in ${format} (BR-O-11)`,
-    });
-  }
-  seller_tax_problems(invoice, format, categories, problems);
-  if (
-    categories.has("K") && invoice.delivery_date === undefined &&
-    invoice.billing_period === undefined
-  ) {
-    need(
-      ["delivery_date"],
-      "BT-72",
-      ", or billing_period (BG-14): intra-community supplies state when they were delivered",
-    );
-  }
+  core_problems(invoice, format, need, problems);
+  tax_category_problems(invoice, format, need, problems);
   if ((bill_to.identifiers ?? []).length > 1) {
     problems.push({
       path: ["bill_to", "identifiers"],
@@ -187,21 +142,98 @@ export function format_problems(
   // Peppol applies XRechnung's rules between German parties (DE-R-*).
   const german_peppol = rules.peppol && sender.country === "DE" &&
     bill_to.country === "DE";
-  if (!rules.xml_attachments) {
-    (invoice.attachments ?? []).forEach((attachment, index) => {
-      if (attachment.mime_type === XRECHNUNG_ONLY_MIME_TYPE) {
-        problems.push({
-          path: ["attachments", index, "mime_type"],
-          message:
-            `must not be ${XRECHNUNG_ONLY_MIME_TYPE} for ${format}: only XRechnung accepts XML attachments (BR-CL-24)`,
-        });
-      }
-    });
-  }
+  if (!rules.xml_attachments) attachment_problems(invoice, format, problems);
   if (rules.xrechnung || german_peppol) {
     xrechnung_problems(invoice, format, need, problems);
   }
   return problems;
+}
+
+/** Currency, VAT categories, the parties' countries and the line units. */
+function core_problems(
+  invoice: FormatCheckedInvoice,
+  format: InvoiceFormat,
+  need: Need,
+  problems: FormatProblem[],
+): void {
+  if (blank(invoice.currency)) need(["currency"], "BT-5");
+  else {
+    currencies ??= new Set(Intl.supportedValuesOf("currency"));
+    if (!currencies.has(invoice.currency!)) {
+      problems.push({
+        path: ["currency"],
+        message: `must be an ISO 4217 currency code for ${format} (BT-5)`,
+      });
+    }
+  }
+  if (!invoice.has_tax) {
+    need(
+      ["tax_category"],
+      "BT-151",
+      ": every e-invoice line carries a VAT category; give `tax_category` and `tax_rate` on the invoice or on each item",
+    );
+  }
+  if (blank(invoice.sender.country)) need(["sender", "country"], "BT-40");
+  if (blank(invoice.bill_to.country)) need(["bill_to", "country"], "BT-55");
+
+  invoice.items.forEach((item, index) => {
+    if (item.unit !== undefined && !REC20_UNIT_CODES.has(item.unit)) {
+      problems.push({
+        path: ["items", index, "unit"],
+        message:
+          `must be a UN/ECE Recommendation 20 unit code for ${format} (BT-130), e.g. C62, HUR, DAY, KGM`,
+      });
+    }
+  });
+}
+
+/**
+ * What the VAT categories used ask for: O alone, the seller's tax
+ * identity, and a delivery date for intra-community supplies.
+ */
+function tax_category_problems(
+  invoice: FormatCheckedInvoice,
+  format: InvoiceFormat,
+  need: Need,
+  problems: FormatProblem[],
+): void {
+  const categories = categories_of(invoice);
+  const outside_scope = categories.has("O");
+  if (outside_scope && categories.size > 1) {
+    problems.push({
+      path: ["tax_category"],
+      message:
+        `O (not subject to VAT) cannot be combined with other categories in ${format} (BR-O-11)`,
+    });
+  }
+  seller_tax_problems(invoice, format, categories, problems);
+  if (
+    categories.has("K") && invoice.delivery_date === undefined &&
+    invoice.billing_period === undefined
+  ) {
+    need(
+      ["delivery_date"],
+      "BT-72",
+      ", or billing_period (BG-14): intra-community supplies state when they were delivered",
+    );
+  }
+}
+
+/** Only XRechnung accepts XML attachments (BR-CL-24). */
+function attachment_problems(
+  invoice: FormatCheckedInvoice,
+  format: InvoiceFormat,
+  problems: FormatProblem[],
+): void {
+  (invoice.attachments ?? []).forEach((attachment, index) => {
+    if (attachment.mime_type === XRECHNUNG_ONLY_MIME_TYPE) {
+      problems.push({
+        path: ["attachments", index, "mime_type"],
+        message:
+          `must not be ${XRECHNUNG_ONLY_MIME_TYPE} for ${format}: only XRechnung accepts XML attachments (BR-CL-24)`,
+      });
+    }
+  });
 }
 
 /**
@@ -434,7 +466,7 @@ const SKONTO_LINE =
 function xrechnung_problems(
   invoice: FormatCheckedInvoice,
   format: InvoiceFormat,
-  need: (path: (string | number)[], term: string, why?: string) => void,
+  need: Need,
   problems: FormatProblem[],
 ): void {
   const { sender, bill_to } = invoice;

@@ -1,5 +1,6 @@
 /**
- * Dashboard sign-in, sign-up and account settings; tRPC only (no REST face): API clients use keys.
+ * Dashboard sign-in, sign-up and account settings; tRPC only (no REST
+ * face): API clients use keys.
  *
  * @module
  */

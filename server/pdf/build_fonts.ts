@@ -19,12 +19,8 @@
 
 import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
-import {
-  build_font_subset,
-  parse_truetype,
-  read_name,
-  type TrueTypeFont,
-} from "./truetype.ts";
+import { parse_truetype, read_name, type TrueTypeFont } from "./truetype.ts";
+import { build_font_subset } from "./truetype_writer.ts";
 import {
   is_ignorable_format_character,
   supported_range_code_points,

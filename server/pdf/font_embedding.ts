@@ -14,7 +14,7 @@ import { deflateSync } from "node:zlib";
 import type { JsPdfWriter } from "./jspdf_fence.ts";
 import type { DocumentFont } from "./document_font.ts";
 import { hex4, type PreparedFont } from "./prepared_font.ts";
-import { encode_glyph_subset } from "./truetype.ts";
+import { encode_glyph_subset } from "./truetype_writer.ts";
 import {
   binary_string_to_bytes,
   bytes_to_binary_string,

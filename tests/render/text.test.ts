@@ -12,10 +12,8 @@ import {
 import { load_invoice_fonts } from "../../server/pdf/fonts.ts";
 import { DocumentFont, wrap_text } from "../../server/pdf/document_font.ts";
 import { sanitize_text } from "../../server/pdf/sanitize.ts";
-import {
-  encode_glyph_subset,
-  parse_truetype,
-} from "../../server/pdf/truetype.ts";
+import { parse_truetype } from "../../server/pdf/truetype.ts";
+import { encode_glyph_subset } from "../../server/pdf/truetype_writer.ts";
 import {
   SUPPORTED_UNICODE_RANGES,
   UNSUPPORTED_CHARACTER_PLACEHOLDER as P,

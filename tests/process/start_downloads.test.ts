@@ -1,0 +1,203 @@
+/**
+ * What `deno task start` downloads: only the npm packages the serving module
+ * graphs import (`main.ts`, its workers, the admin CLI) and what they depend
+ * on, never the test, bench, font-building or browser packages of
+ * `deno.lock`. The start task runs on a Deno cache that holds exactly those
+ * packages, with every download sent to a loopback proxy that refuses it.
+ */
+import { assert, assertEquals } from "../assert.ts";
+import { CHECKOUT_DIR } from "../helpers/service_process.ts";
+import {
+  type Lockfile,
+  serving_packages,
+  START_LOCK_PATH,
+  start_lock_text,
+} from "../../server/start_lock.ts";
+
+/** What the service needs of the checkout (no tests, no node_modules). */
+const NOT_SERVED = new Set([".git", "node_modules", "data", "tests"]);
+
+/** The npm registry the lockfile's packages come from. */
+const REGISTRY = "https://registry.npmjs.org/";
+
+/** This process's Deno cache of npm packages. */
+async function npm_cache_dir(): Promise<string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+  }).output();
+  return JSON.parse(new TextDecoder().decode(output.stdout)).npmCache;
+}
+
+async function copy(sources: string[], target: string): Promise<void> {
+  const output = await new Deno.Command("cp", {
+    args: ["-a", ...sources, target],
+    stderr: "piped",
+  }).output();
+  assert(output.success, new TextDecoder().decode(output.stderr));
+}
+
+/**
+ * A Deno cache holding `packages` (lockfile ids) from this process's cache,
+ * each with the registry document cached with it, and nothing else.
+ */
+async function cache_with(packages: Set<string>, deno_dir: string) {
+  const from = `${await npm_cache_dir()}/registry.npmjs.org`;
+  const to = `${deno_dir}/npm/registry.npmjs.org`;
+  for (const id of packages) {
+    const at = id.indexOf("@", 1);
+    const name = id.slice(0, at);
+    const version = id.slice(at + 1).split("_")[0];
+    const source = `${from}/${name}/${version}`;
+    // Packages of other platforms (optional dependencies) are not cached.
+    if (!await Deno.stat(source).catch(() => null)) continue;
+    const document = `${from}/${name}/registry.json`;
+    const has_document = await Deno.stat(document).then(
+      () => true,
+      () => false,
+    );
+    await Deno.mkdir(`${to}/${name}`, { recursive: true });
+    await copy(has_document ? [source, document] : [source], `${to}/${name}/`);
+  }
+}
+
+/**
+ * An HTTP proxy on loopback that refuses every request and records the
+ * request line of each (`CONNECT registry.npmjs.org:443 HTTP/1.1`).
+ */
+function refusing_proxy() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const requests: string[] = [];
+  const served = (async () => {
+    for await (const connection of listener) {
+      const buffer = new Uint8Array(4096);
+      const read = await connection.read(buffer).catch(() => null);
+      const text = new TextDecoder().decode(buffer.subarray(0, read ?? 0));
+      requests.push(text.split("\r\n")[0]);
+      await connection.write(
+        new TextEncoder().encode(
+          "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        ),
+      ).catch(() => {});
+      connection.close();
+    }
+  })().catch(() => {});
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    requests,
+    async close() {
+      listener.close();
+      await served;
+    },
+  };
+}
+
+/** Waits for the service's "listening on" line, or fails with its stderr. */
+async function listening_url(
+  child: Deno.ChildProcess,
+  timeout_ms: number,
+): Promise<{ url: string; stderr: () => string }> {
+  let text = "";
+  const { promise: listening, resolve, reject } = Promise.withResolvers<
+    string
+  >();
+  (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      text += decoder.decode(chunk, { stream: true });
+      const match = /listening on (http:\/\/\S+)/.exec(text);
+      if (match) resolve(match[1]);
+    }
+  })().catch(() => {});
+  child.status.then((status) =>
+    reject(new Error(`deno task start exited (${status.code}):\n${text}`))
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const url = await Promise.race([
+    listening,
+    new Promise<never>((_, fail) => {
+      timer = setTimeout(
+        () => fail(new Error(`deno task start did not listen:\n${text}`)),
+        timeout_ms,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
+  return { url, stderr: () => text };
+}
+
+Deno.test("start downloads: server/start.lock is deno.lock narrowed to the packages serving imports", async () => {
+  const committed = await Deno.readTextFile(
+    `${CHECKOUT_DIR}${START_LOCK_PATH}`,
+  ).catch(() => "");
+  assertEquals(
+    committed,
+    await start_lock_text(),
+    `${START_LOCK_PATH} is not what \`deno task start:lock\` writes`,
+  );
+});
+
+Deno.test("start downloads: deno task start serves from a cache of only the packages serving imports", async () => {
+  const root = await Deno.makeTempDir({ prefix: "invoice-start-downloads-" });
+  const proxy = refusing_proxy();
+  try {
+    const checkout = `${root}/checkout`;
+    await Deno.mkdir(checkout);
+    const served = [];
+    for await (const entry of Deno.readDir(CHECKOUT_DIR)) {
+      if (!NOT_SERVED.has(entry.name)) {
+        served.push(`${CHECKOUT_DIR}${entry.name}`);
+      }
+    }
+    await copy(served, checkout);
+    const lock = JSON.parse(
+      await Deno.readTextFile(`${CHECKOUT_DIR}deno.lock`),
+    ) as Lockfile;
+    const packages = await serving_packages(lock);
+    assert(packages.size < Object.keys(lock.npm ?? {}).length);
+    await cache_with(packages, `${root}/deno_dir`);
+
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["task", "start"],
+      cwd: checkout,
+      clearEnv: true,
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: root,
+        DENO_DIR: `${root}/deno_dir`,
+        DENO_NO_UPDATE_CHECK: "1",
+        NPM_CONFIG_REGISTRY: REGISTRY,
+        HTTPS_PROXY: proxy.url,
+        HTTP_PROXY: proxy.url,
+        NO_PROXY: "127.0.0.1,localhost",
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATA_DIR: `${root}/data`,
+      },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    try {
+      // The first start on a new data directory creates the database.
+      const service = await listening_url(child, 120_000);
+      const health = await fetch(`${service.url}/healthz`);
+      assertEquals(health.status, 200);
+      await health.body?.cancel();
+      assertEquals(
+        proxy.requests,
+        [],
+        `deno task start tried to download:\n${service.stderr()}`,
+      );
+    } finally {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // It has exited already.
+      }
+      await child.status;
+    }
+  } finally {
+    await proxy.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -327,8 +327,10 @@ Deno.test("@ink/client: built, npm-installed, typed under node16 and bundler, ru
     await t.step("its router types equal the contract's", async () => {
       const checker = `${work}/router_types_equal.ts`;
       await Deno.writeTextFile(checker, router_types_equal());
+      // As `deno task check` type-checks: with node_modules installed.
       await run_ok(Deno.execPath(), [
         "check",
+        "--node-modules-dir=auto",
         "--config",
         new URL("deno.json", CHECKOUT).pathname,
         checker,

@@ -152,7 +152,8 @@ async function loaded_at_start(
   { root_dynamic }: { root_dynamic: boolean },
 ): Promise<{ npm: Set<string>; local: Set<string> }> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", path],
+    // npm imports as npm: specifiers, as the tasks resolve them.
+    args: ["info", "--json", "--node-modules-dir=auto", path],
     cwd: new URL("../..", import.meta.url),
     stdout: "piped",
     stderr: "null",

@@ -3,10 +3,13 @@
  * graphs import (`main.ts`, its workers, the admin CLI) and what they depend
  * on, never the test, bench, font-building or browser packages of
  * `deno.lock`. The start task runs on a Deno cache that holds exactly those
- * packages, with every download sent to a loopback proxy that refuses it.
+ * packages, with every download sent to a loopback proxy that refuses it, and
+ * serves: a PDF in scripts that need shaping (the render worker) and the API
+ * reference (Swagger UI's files).
  */
 import { assert, assertEquals } from "../assert.ts";
-import { CHECKOUT_DIR } from "../helpers/service_process.ts";
+import { admin_request, CHECKOUT_DIR } from "../helpers/service_process.ts";
+import { full_invoice } from "../fixtures/invoices.ts";
 import {
   type Lockfile,
   serving_packages,
@@ -16,6 +19,8 @@ import {
 
 /** What the service needs of the checkout (no tests, no node_modules). */
 const NOT_SERVED = new Set([".git", "node_modules", "data", "tests"]);
+
+const ADMIN_TOKEN = "start-downloads-admin-token";
 
 /** The npm registry the lockfile's packages come from. */
 const REGISTRY = "https://registry.npmjs.org/";
@@ -172,6 +177,7 @@ Deno.test("start downloads: deno task start serves from a cache of only the pack
         PORT: "0",
         HOST: "127.0.0.1",
         DATA_DIR: `${root}/data`,
+        ADMIN_TOKEN,
       },
       stdin: "null",
       stdout: "null",
@@ -180,9 +186,46 @@ Deno.test("start downloads: deno task start serves from a cache of only the pack
     try {
       // The first start on a new data directory creates the database.
       const service = await listening_url(child, 120_000);
-      const health = await fetch(`${service.url}/healthz`);
+      const health = await fetch(`${service.url}/healthz`, {
+        signal: AbortSignal.timeout(10_000),
+      });
       assertEquals(health.status, 200);
       await health.body?.cancel();
+
+      const account = await admin_request(
+        service.url,
+        ADMIN_TOKEN,
+        "/admin/accounts",
+        { email: "start-downloads@example.com", plan: "pro" },
+      );
+      const { key } = await admin_request(
+        service.url,
+        ADMIN_TOKEN,
+        `/admin/accounts/${account.id}/keys`,
+        { name: "Start downloads" },
+      );
+      const invoice = full_invoice();
+      invoice.items![0].description = "Workshop · ورشة عمل · कार्यशाला · 研讨会";
+      const pdf = await fetch(`${service.url}/generate`, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${key}`,
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify(invoice),
+        signal: AbortSignal.timeout(60_000),
+      });
+      assertEquals(pdf.status, 200, await pdf.clone().text());
+      assertEquals(pdf.headers.get("content-type"), "application/pdf");
+      assert((await pdf.bytes()).length > 0);
+
+      for (const path of ["/docs", "/docs/swagger-ui-bundle.js"]) {
+        const docs = await fetch(`${service.url}${path}`, {
+          signal: AbortSignal.timeout(10_000),
+        });
+        assertEquals(docs.status, 200, path);
+        await docs.body?.cancel();
+      }
       assertEquals(
         proxy.requests,
         [],

@@ -108,9 +108,19 @@ export function qr_rectangles(
 ): string {
   const module = size / matrix.size;
   const round = (n: number): string => String(Math.round(n * 1000) / 1000);
+  // Each coordinate text computed once: a code has hundreds of runs but
+  // only `matrix.size` distinct columns, rows and run lengths.
+  const columns: string[] = [];
+  const widths: string[] = [""];
+  for (let i = 0; i <= matrix.size; i++) {
+    columns.push(round(x + i * module));
+    if (i > 0) widths.push(round(i * module));
+  }
+  const height = round(module);
   const out: string[] = [];
   for (let row = 0; row < matrix.size; row++) {
     const line = matrix.modules[row];
+    const tail = ` ${round(top - (row + 1) * module)} `;
     let col = 0;
     while (col < matrix.size) {
       if (!line[col]) {
@@ -120,8 +130,7 @@ export function qr_rectangles(
       const start = col;
       while (col < matrix.size && line[col]) col++;
       out.push(
-        `${round(x + start * module)} ${round(top - (row + 1) * module)} ` +
-          `${round((col - start) * module)} ${round(module)} re`,
+        `${columns[start]}${tail}${widths[col - start]} ${height} re`,
       );
     }
   }

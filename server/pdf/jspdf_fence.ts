@@ -194,11 +194,20 @@ function is_unused_plugin_event(
   api: JsPdfPlugin,
 ): boolean {
   if (name === "preProcessText") return handler === api.processArabic;
+  // Text output and jsPDF's own TrueType and standard-font handling: every
+  // font is the plugin's and every text is written by `write_content`, so
+  // these only cost each document their subscriptions.
+  if (name === "postProcessText") return true;
+  const source = String(handler);
+  if (name === "addFont") {
+    return source.includes(".metadata.Unicode={}") ||
+      source.includes("Font does not exist in vFS");
+  }
+  if (name === "putFont") return source.includes(".API.TTFFont");
   if (
     name !== "initialized" && name !== "postPutResources" &&
     name !== "putCatalog"
   ) return false;
-  const source = String(handler);
   return source.includes("this.canvas=new") ||
     source.includes("this.context2d=new") || source.includes(".outline");
 }

@@ -57,3 +57,19 @@ Deno.test("no renderer module outside the fence reaches into jsPDF's internals",
   }
   assertEquals(offenders, []);
 });
+
+Deno.test("documents subscribe only the jsPDF handlers the renderer uses: link annotations and the font plugin", async () => {
+  const { render_invoice_pdf } = await import("../../server/pdf/mod.ts");
+  const { invoice_with_items } = await import("../fixtures/invoices.ts");
+  const { InvoiceRequestSchema } = await import("../../contract/mod.ts");
+  render_invoice_pdf(InvoiceRequestSchema.parse(invoice_with_items(2)));
+  const events = (jsPDF.API as unknown as { events: [string, unknown][] })
+    .events.map(([name]) => name);
+  assertEquals(events, [
+    "addPage",
+    "putPage",
+    "addFonts",
+    "addFont",
+    "putFont",
+  ]);
+});

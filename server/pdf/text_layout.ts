@@ -275,6 +275,35 @@ export function measure_line(
   return width;
 }
 
+// Characters that can raise a bidi level: right-to-left letters and
+// digits (Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan, their
+// presentation forms and the RTL planes) and the explicit controls.
+const RAISES_LEVEL =
+  /[\u0590-\u08ff\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\ufe70-\ufeff]|[\ud802-\ud803\ud83a-\ud83b]/;
+
+/**
+ * The bidi levels of a line and its paragraph level. Text without a
+ * character that can raise a level, in a paragraph that is not
+ * right-to-left, is level 0 throughout: most invoice text skips the full
+ * bidi analysis.
+ */
+function embedding_levels(
+  text: string,
+  direction: "ltr" | "rtl" | undefined,
+): { levels: ArrayLike<number>; base: number } {
+  if (direction !== "rtl" && !RAISES_LEVEL.test(text)) {
+    return { levels: new Uint8Array(text.length), base: 0 };
+  }
+  const { levels, paragraphs } = loaded_bidi().getEmbeddingLevels(
+    text,
+    direction,
+  );
+  return {
+    levels,
+    base: paragraphs[0]?.level ?? (direction === "rtl" ? 1 : 0),
+  };
+}
+
 /**
  * Lays out one line (no "\n"): bidi levels over the whole line, runs split
  * where the font or the level changes, script runs shaped, runs reordered
@@ -285,11 +314,7 @@ export function layout_line(
   options: TextLayoutOptions,
 ): LineLayout {
   const text = without_bidi_marks(text0);
-  const { levels, paragraphs } = loaded_bidi().getEmbeddingLevels(
-    text,
-    options.direction,
-  );
-  const base = paragraphs[0]?.level ?? (options.direction === "rtl" ? 1 : 0);
+  const { levels, base } = embedding_levels(text, options.direction);
   const pieces: {
     start: number;
     end: number;

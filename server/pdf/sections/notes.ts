@@ -23,9 +23,23 @@ export function has_notes(layout: Layout): boolean {
   return paragraphs(layout).length > 0;
 }
 
+// Each document's paragraphs, made once: the layout asks for them up to
+// four times (whether there are notes, whether they fit beside the totals,
+// drawing them).
+const paragraphs_of = new WeakMap<Layout, string[]>();
+
 /** The paragraphs: `notes` line by line, then each further note. */
 function paragraphs(layout: Layout): string[] {
-  const { notes, additional_notes = [] } = layout.invoice;
+  let out = paragraphs_of.get(layout);
+  if (out === undefined) {
+    out = note_paragraphs(layout.invoice);
+    paragraphs_of.set(layout, out);
+  }
+  return out;
+}
+
+function note_paragraphs(invoice: Layout["invoice"]): string[] {
+  const { notes, additional_notes = [] } = invoice;
   const out = notes !== undefined && notes.trim() !== ""
     ? sanitize_text(notes).split("\n")
     : [];

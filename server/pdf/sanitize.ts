@@ -14,6 +14,30 @@ import {
 let grapheme_segmenter: Intl.Segmenter | undefined;
 
 /**
+ * Whether every character is drawable as it is, by the Latin fonts or a
+ * script font, with nothing to turn into a space or a line break, drop or
+ * replace: then sanitizing changes nothing and needs no grapheme
+ * segmentation (text in other scripts, the usual case for them).
+ */
+function all_drawable(text: string): boolean {
+  const { normal, bold } = load_invoice_fonts();
+  const han = han_font_order();
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 10) continue;
+    // Tested in the order `sanitize_text` tests them.
+    if (
+      cp === 9 || cp === 0x0b || cp === 0x0c || cp === 0x85 ||
+      cp === 0x2028 || cp === 0x2029 || cp === 0x200c || cp === 0x200d ||
+      is_ignorable_format_character(cp)
+    ) return false;
+    if (cp < 0x10000 && normal.code_map[cp] && bold.code_map[cp]) continue;
+    if (script_font_for(cp, han) === undefined) return false;
+  }
+  return true;
+}
+
+/**
  * Prepares text for the invoice font: NFC-normalises it (so "e" + U+0301
  * becomes the single glyph "é"), turns tabs into spaces and other line
  * separators into "\n", drops invisible format characters, and replaces
@@ -36,7 +60,7 @@ export function sanitize_text(text: string): string {
       break;
     }
   }
-  if (clean) return nfc;
+  if (clean || all_drawable(nfc)) return nfc;
 
   grapheme_segmenter ??= new Intl.Segmenter("en", { granularity: "grapheme" });
   let out = "";

@@ -62,6 +62,18 @@ Deno.test("sanitize_text keeps supported text exactly", () => {
   assertEquals(sanitize_text("a\tb"), "a b");
 });
 
+Deno.test("sanitize_text in other scripts: kept as it is, with separators, tabs, joiners and format characters handled as in Latin text", () => {
+  for (const text of ["日本語の請求書", "فاتورة رقم ٤٢", "חשבונית", "नमस्ते"]) {
+    assertEquals(sanitize_text(text), text);
+  }
+  assertEquals(sanitize_text("日本\t語"), "日本 語");
+  assertEquals(sanitize_text("مرحبا\u2028بك\u0085!"), "مرحبا\nبك\n!");
+  assertEquals(sanitize_text("請求\r\n書"), "請求\n書");
+  assertEquals(sanitize_text("漢\u200b字\u00ad"), "漢字");
+  assertEquals(sanitize_text("日本\u200d語"), "日本\u200d語");
+  assertEquals(sanitize_text("日本 ሰ"), `日本 ${P}`);
+});
+
 Deno.test("sanitize_text replaces each unsupported grapheme with one placeholder", () => {
   // Scripts without a font (Ethiopic, Khmer) and emoji; CJK, Arabic… have fonts.
   assertEquals(sanitize_text("ሰላም"), `${P}${P}${P}`);

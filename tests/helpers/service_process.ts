@@ -58,11 +58,25 @@ export async function start_service_process(
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  const { url, stderr } = await listening_url(child, {
+    timeout_ms: 60_000,
+    name: "service",
+  });
+  return { url, child, stderr, status: child.status };
+}
+
+/**
+ * Waits for a child's "listening on <url>" line on stderr; fails with its
+ * stderr when it exits first or after `timeout_ms`. `stderr` keeps reading.
+ */
+export async function listening_url(
+  child: Deno.ChildProcess,
+  options: { timeout_ms: number; name: string },
+): Promise<{ url: string; stderr: () => string }> {
   let text = "";
   const { promise: listening, resolve, reject } = Promise.withResolvers<
     string
   >();
-  const status = child.status;
   (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of child.stderr) {
@@ -71,20 +85,24 @@ export async function start_service_process(
       if (match) resolve(match[1]);
     }
   })().catch(() => {});
-  status.then((s) =>
-    reject(new Error(`service exited (${s.code}) before listening:\n${text}`))
+  child.status.then((s) =>
+    reject(
+      new Error(
+        `${options.name} exited (${s.code}) before listening:\n${text}`,
+      ),
+    )
   );
   let timer: ReturnType<typeof setTimeout> | undefined;
   const url = await Promise.race([
     listening,
     new Promise<never>((_, fail) => {
       timer = setTimeout(
-        () => fail(new Error(`service did not start:\n${text}`)),
-        60_000,
+        () => fail(new Error(`${options.name} did not start:\n${text}`)),
+        options.timeout_ms,
       );
     }),
   ]).finally(() => clearTimeout(timer));
-  return { url, child, stderr: () => text, status };
+  return { url, stderr: () => text };
 }
 
 /** How a checkout's `deno task start` runs `main.ts`. */

@@ -8,7 +8,11 @@
  * reference (Swagger UI's files).
  */
 import { assert, assertEquals } from "../assert.ts";
-import { admin_request, CHECKOUT_DIR } from "../helpers/service_process.ts";
+import {
+  admin_request,
+  CHECKOUT_DIR,
+  listening_url,
+} from "../helpers/service_process.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
 import {
   type Lockfile,
@@ -97,39 +101,6 @@ function refusing_proxy() {
   };
 }
 
-/** Waits for the service's "listening on" line, or fails with its stderr. */
-async function listening_url(
-  child: Deno.ChildProcess,
-  timeout_ms: number,
-): Promise<{ url: string; stderr: () => string }> {
-  let text = "";
-  const { promise: listening, resolve, reject } = Promise.withResolvers<
-    string
-  >();
-  (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) {
-      text += decoder.decode(chunk, { stream: true });
-      const match = /listening on (http:\/\/\S+)/.exec(text);
-      if (match) resolve(match[1]);
-    }
-  })().catch(() => {});
-  child.status.then((status) =>
-    reject(new Error(`deno task start exited (${status.code}):\n${text}`))
-  );
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const url = await Promise.race([
-    listening,
-    new Promise<never>((_, fail) => {
-      timer = setTimeout(
-        () => fail(new Error(`deno task start did not listen:\n${text}`)),
-        timeout_ms,
-      );
-    }),
-  ]).finally(() => clearTimeout(timer));
-  return { url, stderr: () => text };
-}
-
 Deno.test("start downloads: server/start.lock is deno.lock narrowed to the packages serving imports", async () => {
   const committed = await Deno.readTextFile(
     `${CHECKOUT_DIR}${START_LOCK_PATH}`,
@@ -185,7 +156,10 @@ Deno.test("start downloads: deno task start serves from a cache of only the pack
     }).spawn();
     try {
       // The first start on a new data directory creates the database.
-      const service = await listening_url(child, 120_000);
+      const service = await listening_url(child, {
+        timeout_ms: 120_000,
+        name: "deno task start",
+      });
       const health = await fetch(`${service.url}/healthz`, {
         signal: AbortSignal.timeout(10_000),
       });

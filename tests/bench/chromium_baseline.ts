@@ -9,6 +9,8 @@
  *
  * @module
  */
+import type { Buffer } from "node:buffer";
+import type { Page } from "playwright-core";
 import type { Invoice } from "../../contract/mod.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { invoice_html } from "./invoice_html.ts";
@@ -32,6 +34,19 @@ export interface ChromiumResult {
   mean_ms: number;
   /** Size of the last PDF, in bytes. */
   pdf_bytes: number;
+}
+
+/** Prints `html` to an A4 PDF on `page` (loaded with `setContent`). */
+export async function print_html(page: Page, html: string): Promise<Buffer> {
+  await page.setContent(html, { waitUntil: "load" });
+  return await page.pdf({
+    format: "A4",
+    printBackground: true,
+    displayHeaderFooter: true,
+    headerTemplate: "<span></span>",
+    footerTemplate: FOOTER,
+    margin: { top: "18mm", bottom: "20mm", left: "16mm", right: "16mm" },
+  });
 }
 
 /** True when the Debian Chromium is installed. */
@@ -69,15 +84,7 @@ export async function measure_chromium(
         invoice_number: `${invoice.invoice_number}-${index}`,
       });
       const started = performance.now();
-      await page.setContent(html, { waitUntil: "load" });
-      const pdf = await page.pdf({
-        format: "A4",
-        printBackground: true,
-        displayHeaderFooter: true,
-        headerTemplate: "<span></span>",
-        footerTemplate: FOOTER,
-        margin: { top: "18mm", bottom: "20mm", left: "16mm", right: "16mm" },
-      });
+      const pdf = await print_html(page, html);
       const elapsed = performance.now() - started;
       if (index >= options.warmup) times.push(elapsed);
       pdf_bytes = pdf.length;

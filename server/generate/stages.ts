@@ -41,6 +41,18 @@ export function render_options_of(
   return { format, account_id, ...(mode === "test" ? { test: true } : {}) };
 }
 
+/** A checked key's principal with how its documents render. */
+function authenticated(
+  principal: Authenticated["principal"],
+  format: RenderOptions["format"],
+): Authenticated {
+  const mode = principal.key_mode ?? "live";
+  return {
+    principal,
+    render_options: render_options_of(principal.account.id, mode, format),
+  };
+}
+
 /** What the stages are built from. */
 export interface StageParts {
   database: store.Database;
@@ -82,12 +94,10 @@ export function create_stages(parts: StageParts): GenerateStages {
       at,
       bearer,
     });
-    const mode = principal.key_mode ?? "live";
     const same = warm?.account_id === principal.account.id &&
-      warm.mode === mode;
+      warm.mode === (principal.key_mode ?? "live");
     return {
-      principal,
-      render_options: render_options_of(principal.account.id, mode, format),
+      ...authenticated(principal, format),
       reserved: result.reservation &&
         { ...result.reservation, request_hash: hashes.request_hash },
       early: same ? early : undefined,
@@ -97,26 +107,17 @@ export function create_stages(parts: StageParts): GenerateStages {
   return {
     async authenticate(request) {
       const { api_key, at, format } = request;
-      if (api_key.principal) {
-        const { principal } = api_key;
-        const mode = principal.key_mode ?? "live";
-        return {
-          principal,
-          render_options: render_options_of(principal.account.id, mode, format),
-        };
-      }
+      if (api_key.principal) return authenticated(api_key.principal, format);
       const bearer = bearer_key(api_key.authorization);
       api_key.checked = true;
       if (request.idempotency_key === undefined) {
         return await authenticate_and_reserve(request, bearer);
       }
       // The Idempotency-Key is claimed between key and quota.
-      const principal = await keys.authenticate(bearer, request.response, at);
-      const mode = principal.key_mode ?? "live";
-      return {
-        principal,
-        render_options: render_options_of(principal.account.id, mode, format),
-      };
+      return authenticated(
+        await keys.authenticate(bearer, request.response, at),
+        format,
+      );
     },
 
     claim_idempotency(request, key) {

@@ -52,7 +52,11 @@ export function generate_route(
       headers.set("Content-Type", result.content_type);
       headers.set("Content-Disposition", content_disposition(result.file_name));
       headers.set("Cache-Control", "no-store");
-      const bytes = owned_bytes(ctx.response.document as Uint8Array);
+      const document = ctx.response.document;
+      if (document === undefined) {
+        throw new Error("invoice.generate left no document bytes");
+      }
+      const bytes = owned_bytes(document);
       const delivery = ctx.response.delivery;
       if (!delivery) return new Response(bytes, { status: 200, headers });
       // Chunked, without Content-Length: the server then pulls the body to

@@ -185,6 +185,8 @@ export const CELL_PADDING = { x: 8, y: 3.5 } as const;
 export const TOTALS = {
   /** Share of the content width the totals take. */
   share: 0.38,
+  /** Air between the last item row and the totals (and the breakdown beside them). */
+  top_gap: 8,
   /** From the breakdown to the notes beside the totals. */
   notes_gap: 12,
   /** Room between the tax breakdown and the totals. */
@@ -330,7 +332,6 @@ export const ITEM_CELLS = {
 export const ITEM_ROW_RULE = [0.5, COLORS.rule] as const;
 
 const TIGHT_PAD = { ...ITEM_PAD, top: 1.5, bottom: 1.5 };
-const SUBTOTAL_RULE = [0.5, COLORS.rule] as const;
 const TOTAL_RULE = [0.75, COLORS.rule_strong] as const;
 
 /**
@@ -348,13 +349,8 @@ export const TOTAL_CELLS: Record<TotalKind, [CellStyle, CellStyle, CellStyle]> =
         right: true,
         color: COLORS.muted,
         padding: ITEM_PAD,
-        rule_top: SUBTOTAL_RULE,
       }),
-      cell_style({
-        right: true,
-        padding: { ...ITEM_PAD, right: 0 },
-        rule_top: SUBTOTAL_RULE,
-      }),
+      cell_style({ right: true, padding: { ...ITEM_PAD, right: 0 } }),
     ],
     strong: [
       ITEM_BODY,

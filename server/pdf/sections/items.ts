@@ -188,18 +188,20 @@ export function draw_items(layout: Layout, top: number): number {
   );
   const totals = total_rows(layout);
   const widths = numeric_widths(layout, columns, rows, totals);
-  const { head, body, foot, side_width } = table_rows(layout, {
-    columns,
-    rows,
-    totals,
-    widths,
-  });
+  const { head, body, foot: total_rows_of_table, side_width } = table_rows(
+    layout,
+    { columns, rows, totals, widths },
+  );
+  // An empty row of air opens the foot, so the totals and the breakdown
+  // beside them do not touch the last item.
+  const foot = [{ cells: [], height: TOTALS.top_gap }, ...total_rows_of_table];
   const breakdown = place_breakdown(layout, side_width);
   const foot_height = rows_height(foot);
   const room = layout.bottom - layout.page_top;
   let foot_room: number | undefined;
-  if (breakdown?.beside) foot_room = breakdown.planned.height;
-  else if (
+  if (breakdown?.beside) {
+    foot_room = TOTALS.top_gap + breakdown.planned.height;
+  } else if (
     breakdown !== undefined &&
     foot_height + TOTALS.gap + breakdown.planned.height < room / 2
   ) {
@@ -226,7 +228,7 @@ export function draw_items(layout: Layout, top: number): number {
     foot_room,
   });
   check_pages(layout);
-  const foot_top = end - foot_height;
+  const foot_top = end - foot_height + TOTALS.top_gap;
   if (breakdown === undefined || breakdown.beside) {
     const side_end = breakdown?.planned.draw(foot_top, 0) ?? foot_top;
     const gap = breakdown === undefined ? 0 : TOTALS.notes_gap;

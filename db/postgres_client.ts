@@ -78,6 +78,10 @@ export function open_guarded_postgres(
     idle_timeout: 30,
     max_lifetime: 60 * 30,
     backoff: () => 0,
+    // No array types are used. postgres.js 3.4.9 fetches them on every new
+    // connection in a promise nobody awaits, so a connection that fails
+    // during that query rejected it unhandled, which ends the process.
+    fetch_types: false,
     socket: sockets.open,
     onnotice: () => {},
     connection: {
@@ -214,7 +218,22 @@ function is_connect_timeout(error: unknown): boolean {
  * still runs. Either way it settles by itself: the caller waits for that.
  */
 function withdraw(query: { cancel(): unknown }): boolean {
-  Promise.resolve(query.cancel()).catch(() => {});
+  // postgres.js 3.4.9's `cancel()` drops the promise of its cancel request
+  // (`return this.canceller && (this.canceller(this), this.canceller =
+  // null)`), which rejects when the database refuses the cancel's
+  // connection: unhandled, that ends the process. The canceller is called
+  // here instead, so that promise is kept and its failure ignored.
+  const cancellable = query as {
+    cancel(): unknown;
+    canceller?: ((query: unknown) => unknown) | null;
+  };
+  const canceller = cancellable.canceller;
+  if (typeof canceller === "function") {
+    cancellable.canceller = null;
+    Promise.resolve(canceller(query)).catch(() => {});
+  } else {
+    Promise.resolve(query.cancel()).catch(() => {});
+  }
   return false;
 }
 

@@ -11,7 +11,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import {
   ApiError,
   type Invoice,
@@ -19,6 +18,7 @@ import {
   type InvoiceFormat,
   type RenderedDocument,
 } from "../../contract/mod.ts";
+import { sha256_hex } from "./request_hash.ts";
 import {
   check_page_budget,
   estimate_document,
@@ -82,10 +82,6 @@ export function document_file_name(
   return `invoice-${safe || "document"}.${
     INVOICE_FORMAT_TABLE[format].extension
   }`;
-}
-
-function sha256_hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }
 
 /** Per account: which documents timed out lately, and when. */

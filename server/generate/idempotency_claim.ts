@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { ApiError } from "../../contract/mod.ts";
+import { sha256_hex } from "./request_hash.ts";
 import * as store from "../../db/mod.ts";
 import type {
   Authenticated,
@@ -19,10 +19,6 @@ import type {
 
 /** How long an `Idempotency-Key` is remembered. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
-
-function sha256_hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
 
 const NO_CLAIM: IdempotencyClaim = {
   replay: false,

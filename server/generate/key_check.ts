@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import {
   ApiError,
   type KeyMode,
@@ -21,6 +20,7 @@ import {
 import * as store from "../../db/mod.ts";
 import { type HintOptions, reactivate_hint } from "../services/hints.ts";
 import { account_view } from "../views.ts";
+import { sha256_hex } from "./request_hash.ts";
 
 // How long a key that checked out stays warm.
 const WARM_KEY_MS = 60_000;
@@ -59,7 +59,7 @@ export function bearer_key(authorization: string | null): BearerKey {
     );
   }
   const key = match[1];
-  return { key, key_hash: createHash("sha256").update(key).digest("hex") };
+  return { key, key_hash: sha256_hex(key) };
 }
 
 /** Sets the rate-limit headers; throws the 429 when the request is over the limit. */

@@ -29,7 +29,8 @@ export const CANONICAL_DEFAULTS: Readonly<Record<string, unknown>> = {
   document_type: "invoice",
 };
 
-function sha256_hex(text: string): string {
+/** SHA-256 of `text`, hex: what the generate path stores of keys and requests. */
+export function sha256_hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 

@@ -3,10 +3,11 @@
  * tells the generation whether it reached the connection. The stream hands
  * out its chunks one pull at a time (`highWaterMark` 0, so nothing is read
  * ahead); the pull after the last chunk (the HTTP server asking for more
- * once it took everything) closes it and calls `delivered`, a cancel (the
+ * once it took everything) calls `delivered` and closes it, a cancel (the
  * client left, the connection failed) calls `undelivered`. Exactly one of
  * them runs, once; a failure in either is logged, never thrown at the
- * connection.
+ * connection. The charge is recorded a timer after the body ends, off the
+ * answer's path (`pending_settlements.ts` keeps usage reads consistent).
  *
  * @module
  */
@@ -22,13 +23,23 @@ export interface DeliveryTasks {
   undelivered: Array<() => Promise<unknown>>;
 }
 
-/** The delivery that runs `tasks`' lists in order. */
+/**
+ * The delivery that runs `tasks`' lists in order; the delivered list a
+ * timer after it is called, not a turn of the event loop: the HTTP server
+ * has written out the last chunk it took before the generation counts it
+ * delivered. Settling sooner widens the window in which a process that dies
+ * between the charge and the body's last write has charged a document its
+ * client never completed.
+ */
 export function delivery_of(tasks: DeliveryTasks): Delivery {
   const run = async (list: Array<() => Promise<unknown>>) => {
     for (const task of list) await task();
   };
   return {
-    delivered: () => run(tasks.delivered),
+    delivered: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await run(tasks.delivered);
+    },
     undelivered: () => run(tasks.undelivered),
   };
 }
@@ -75,8 +86,8 @@ async function between_chunks(): Promise<void> {
 /**
  * `bytes` as a body that reports its delivery: in at least two chunks of at
  * most {@linkcode DELIVERY_CHUNK_BYTES}, one a pull, a few turns of the
- * event loop apart; `delivered` on the pull after the last chunk (a timer
- * later), before the body ends; `undelivered` on a cancel.
+ * event loop apart; `delivered` on the pull after the last chunk, which
+ * then ends the body without waiting for it; `undelivered` on a cancel.
  * Bytes in the kernel's socket buffer count as handed to the connection.
  * Send it without `Content-Length` (chunked): with a length, the HTTP server
  * stops pulling once it has that many bytes and cancels the stream, so the
@@ -92,15 +103,9 @@ export function delivered_bytes(
   return new ReadableStream<Uint8Array<ArrayBuffer>>({
     async pull(controller) {
       if (offset >= bytes.length) {
-        // A timer, not a turn of the event loop: the HTTP server has written
-        // out the last chunk it took before the generation counts it
-        // delivered. Settling sooner widens the window in which a process
-        // that dies between the charge and the body's end has charged a
-        // document its client never completed. The body ends once the
-        // charge is recorded, so a client holding the whole answer finds it
-        // in its usage.
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        await outcome.delivered();
+        // Called before the body ends, so that the settlement is in flight
+        // (and usage reads wait for it) by the time the client has it all.
+        void outcome.delivered();
         controller.close();
         return;
       }

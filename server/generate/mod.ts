@@ -74,6 +74,7 @@ export function create_generation_services(
     }),
     render,
     reservation_ttl_ms,
+    settlements: context.settlements,
   });
 
   return {

@@ -14,7 +14,8 @@
  *    render that fails gives the reservation back.
  * 5. **settle**: once the body was handed to the connection the
  *    reservation is charged and the key marked done; an answer never
- *    delivered gives both back (`delivery.ts`).
+ *    delivered gives both back (`delivery.ts`). The charge is recorded just
+ *    after the body ends, and a usage read waits for it.
  *
  * Each stage is an interface; `stages.ts` implements them over the
  * database. Errors are `ApiError`s with the status each stage calls for.
@@ -23,6 +24,7 @@
  */
 import type {
   ApiKeyRequest,
+  Delivery,
   Invoice,
   InvoiceFormat,
   Principal,
@@ -31,7 +33,7 @@ import type {
 } from "../../contract/mod.ts";
 import type { ReserveResult } from "../../db/mod.ts";
 import type { RenderOptions } from "../render_options.ts";
-import { delivery_of, type DeliveryTasks } from "./delivery.ts";
+import type { DeliveryTasks } from "./delivery.ts";
 import { check_document_cost } from "./guarded_render.ts";
 
 /** One `POST /generate` as it moves through the stages. */
@@ -96,6 +98,8 @@ export interface GenerateStages {
   ): Promise<RenderedDocument>;
   reserve(request: GenerateRequest, key: Authenticated): Promise<Reservation>;
   render(invoice: Invoice, options: RenderOptions): Promise<RenderedDocument>;
+  /** What the answer's delivery, or its absence, settles. */
+  settle(key: Authenticated, tasks: DeliveryTasks): Delivery;
 }
 
 /** Runs a `POST /generate` through the stages (see the module). */
@@ -118,7 +122,7 @@ export async function generate_document(
       await reservation.release().catch(() => {});
       throw error;
     }
-    request.response.delivery = delivery_of({
+    request.response.delivery = stages.settle(key, {
       delivered: [
         ...reservation.settlement.delivered,
         ...claim.settlement.delivered,

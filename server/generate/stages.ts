@@ -15,6 +15,7 @@ import {
 import * as store from "../../db/mod.ts";
 import type { RenderOptions } from "../render_options.ts";
 import { day_of, month_of } from "../services/calendar.ts";
+import { delivery_of } from "./delivery.ts";
 import type { GuardedRender } from "./guarded_render.ts";
 import { claim_idempotency } from "./idempotency_claim.ts";
 import { bearer_key, type BearerKey, type KeyCheck } from "./key_check.ts";
@@ -23,6 +24,7 @@ import type {
   GenerateRequest,
   GenerateStages,
 } from "./pipeline.ts";
+import type { PendingSettlements } from "./pending_settlements.ts";
 import { QuotaReservations, set_quota_headers } from "./quota_reservation.ts";
 
 /** Monthly invoices of each plan, as the reservation's statement takes them. */
@@ -60,6 +62,8 @@ export interface StageParts {
   quota: QuotaReservations;
   render: GuardedRender;
   reservation_ttl_ms: number;
+  /** The settlements in flight that usage reads wait for. */
+  settlements: PendingSettlements;
 }
 
 /** The stages over the database. */
@@ -81,6 +85,7 @@ export function create_stages(parts: StageParts): GenerateStages {
       ? render(invoice, render_options_of(warm.account_id, warm.mode, format))
       : undefined;
     early?.catch(() => {}); // awaited by the render stage, or dropped
+    if (warm) await parts.settlements.settled(warm.account_id);
     const hashes = quota.hashes_of(invoice, format);
     const result = await store.authenticate_and_reserve(database, {
       ...keys.input(bearer.key, at),
@@ -107,17 +112,21 @@ export function create_stages(parts: StageParts): GenerateStages {
   return {
     async authenticate(request) {
       const { api_key, at, format } = request;
-      if (api_key.principal) return authenticated(api_key.principal, format);
+      // A request sees what the account's earlier answers settle: their
+      // settlements still in flight are waited for before its statements.
+      if (api_key.principal) {
+        await parts.settlements.settled(api_key.principal.account.id);
+        return authenticated(api_key.principal, format);
+      }
       const bearer = bearer_key(api_key.authorization);
       api_key.checked = true;
       if (request.idempotency_key === undefined) {
         return await authenticate_and_reserve(request, bearer);
       }
       // The Idempotency-Key is claimed between key and quota.
-      return authenticated(
-        await keys.authenticate(bearer, request.response, at),
-        format,
-      );
+      const principal = await keys.authenticate(bearer, request.response, at);
+      await parts.settlements.settled(principal.account.id);
+      return authenticated(principal, format);
     },
 
     claim_idempotency(request, key) {
@@ -146,5 +155,12 @@ export function create_stages(parts: StageParts): GenerateStages {
     },
 
     render,
+
+    settle(key, tasks) {
+      return parts.settlements.tracked(
+        key.principal.account.id,
+        delivery_of(tasks),
+      );
+    },
   };
 }

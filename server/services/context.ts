@@ -17,6 +17,7 @@ import {
 import * as store from "../../db/mod.ts";
 import { type Billing, billing_view } from "../billing.ts";
 import type { AccountMail } from "../dashboard/account_mail.ts";
+import { PendingSettlements } from "../generate/pending_settlements.ts";
 import {
   create_password_auth,
   type PasswordAuth,
@@ -82,7 +83,9 @@ export interface ServiceContext {
   password_auth: PasswordAuth;
   /** The account, or a 404 `not_found`. */
   require_account(account_id: string): Promise<store.Account>;
-  /** The account's usage this month. */
+  /** Settlements of delivered documents still being recorded. */
+  settlements: PendingSettlements;
+  /** The account's usage this month, its settlements in flight included. */
   usage_of(account: AccountView | store.Account): Promise<UsageView>;
   /** The account's billing as the API shows it. */
   billing_of(account_id: string): Promise<BillingView>;
@@ -96,6 +99,7 @@ export function create_service_context(
   options: ServicesOptions,
 ): ServiceContext {
   const now = options.now ?? (() => new Date());
+  const settlements = new PendingSettlements();
 
   async function require_account(account_id: string): Promise<store.Account> {
     const account = await store.get_account(database, account_id);
@@ -106,6 +110,7 @@ export function create_service_context(
   async function usage_of(
     account: AccountView | store.Account,
   ): Promise<UsageView> {
+    await settlements.settled(account.id);
     const at = now();
     const month = month_of(at);
     const [used, daily, test_calls] = await Promise.all([
@@ -154,6 +159,7 @@ export function create_service_context(
       scrypt_params: options.scrypt_params,
     }),
     require_account,
+    settlements,
     usage_of,
     billing_of,
     require_account_mail,

@@ -1,14 +1,17 @@
 /**
  * The body of a generated document reports its delivery: `delivered` on the
  * pull after its last chunk (never before), `undelivered` when it is
- * cancelled, exactly one of them, once; over a real connection a client
- * that left before the answer makes it `undelivered`.
+ * cancelled, exactly one of them, once; the body ends without waiting for
+ * the settlement, which usage reads wait for instead; over a real
+ * connection a client that left before the answer makes it `undelivered`.
  */
 import { assertEquals } from "../assert.ts";
 import {
   delivered_bytes,
   DELIVERY_CHUNK_BYTES,
+  delivery_of,
 } from "../../server/generate/delivery.ts";
+import { PendingSettlements } from "../../server/generate/pending_settlements.ts";
 
 function recorder() {
   const events: string[] = [];
@@ -53,6 +56,67 @@ Deno.test("delivered_bytes: at least two chunks, delivered only after the last o
     await reader.cancel();
     assertEquals(events, ["delivered"]);
   }
+});
+
+Deno.test("delivered_bytes: the body ends while its settlement is still on its way; usage reads wait for it", async () => {
+  const settlements = new PendingSettlements();
+  const charge = Promise.withResolvers<void>();
+  const events: string[] = [];
+  const delivery = settlements.tracked("acct_1", {
+    delivered: async () => {
+      events.push("settling");
+      await charge.promise;
+      events.push("charged");
+    },
+    undelivered: () => Promise.resolve(),
+  });
+  const reader = delivered_bytes(new Uint8Array(5_000), delivery).getReader();
+  let ended = false;
+  while (!ended) ended = (await reader.read()).done;
+  // The client holds the whole answer; the charge is not recorded yet.
+  assertEquals(events, ["settling"]);
+  assertEquals(settlements.accounts_pending, 1);
+  let usage_read = false;
+  const read = settlements.settled("acct_1").then(() => usage_read = true);
+  // Another account's reads do not wait.
+  await settlements.settled("acct_2");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assertEquals(usage_read, false);
+  charge.resolve();
+  await read;
+  assertEquals(events, ["settling", "charged"]);
+  assertEquals(settlements.accounts_pending, 0);
+});
+
+Deno.test("PendingSettlements: a failed settlement ends the wait too", async () => {
+  const settlements = new PendingSettlements();
+  const delivery = settlements.tracked("acct_1", {
+    delivered: () => Promise.reject(new Error("database gone")),
+    undelivered: () => Promise.resolve(),
+  });
+  await delivery.delivered().catch(() => {});
+  await settlements.settled("acct_1");
+  assertEquals(settlements.accounts_pending, 0);
+});
+
+Deno.test("delivery_of: delivered runs its tasks in order a timer later, undelivered at once", async () => {
+  const events: string[] = [];
+  const task = (name: string) => () => {
+    events.push(name);
+    return Promise.resolve();
+  };
+  const delivery = delivery_of({
+    delivered: [task("charge"), task("key done")],
+    undelivered: [task("release")],
+  });
+  const delivered = delivery.delivered();
+  // Turns of the event loop are not enough: the server writes out first.
+  for (let turn = 0; turn < 5; turn++) await Promise.resolve();
+  assertEquals(events, []);
+  await delivered;
+  assertEquals(events, ["charge", "key done"]);
+  await delivery.undelivered();
+  assertEquals(events, ["charge", "key done", "release"]);
 });
 
 Deno.test("delivered_bytes: a cancelled body is undelivered, once", async () => {

@@ -1,0 +1,52 @@
+/**
+ * Settlements on their way, by account. A delivered document's charge is
+ * recorded just after its answer's body ends (`delivery.ts`), so a usage
+ * read of this process first waits for the account's settlements in
+ * flight: a client holding the whole answer finds it in its usage.
+ *
+ * @module
+ */
+import type { Delivery } from "../../contract/mod.ts";
+
+/** The settlements in flight of this process. */
+export class PendingSettlements {
+  #by_account = new Map<string, Set<Promise<void>>>();
+
+  /** `delivery`, its outcomes counted in flight for `account_id` from their call. */
+  tracked(account_id: string, delivery: Delivery): Delivery {
+    return {
+      delivered: () => this.#track(account_id, delivery.delivered()),
+      undelivered: () => this.#track(account_id, delivery.undelivered()),
+    };
+  }
+
+  /** Resolves once every settlement of `account_id` in flight now has ended. */
+  async settled(account_id: string): Promise<void> {
+    const pending = this.#by_account.get(account_id);
+    if (pending === undefined) return;
+    await Promise.allSettled([...pending]);
+  }
+
+  /** Accounts with a settlement in flight. */
+  get accounts_pending(): number {
+    return this.#by_account.size;
+  }
+
+  #track(account_id: string, settling: Promise<void>): Promise<void> {
+    let pending = this.#by_account.get(account_id);
+    if (pending === undefined) {
+      pending = new Set();
+      this.#by_account.set(account_id, pending);
+    }
+    const set = pending;
+    set.add(settling);
+    const done = () => {
+      set.delete(settling);
+      if (set.size === 0 && this.#by_account.get(account_id) === set) {
+        this.#by_account.delete(account_id);
+      }
+    };
+    settling.then(done, done);
+    return settling;
+  }
+}

@@ -36,6 +36,7 @@ import { create_mailer, type Mailer } from "./mail.ts";
 import { MemoryBudget } from "./memory_budget.ts";
 import { create_operator_mail, type OperatorMail } from "./operator_mail.ts";
 import { Metrics } from "./metrics.ts";
+import { PendingSettlements } from "./generate/pending_settlements.ts";
 import { RenderPool } from "./render_pool.ts";
 import { create_services, type RenderDocument } from "./services.ts";
 
@@ -111,7 +112,9 @@ export async function start_server(
     options,
     () => config.public_url ?? listening_url,
   );
+  const settlements = new PendingSettlements();
   const services = create_configured_services(timed, config, options, {
+    settlements,
     mail,
     billing,
     signup,
@@ -140,7 +143,7 @@ export async function start_server(
     max_connections: cap.max_connections,
   });
   listening_url = url_of(guard.address);
-  const stop = { guard, stop_housekeeping, mail, pool, database };
+  const stop = { guard, stop_housekeeping, mail, pool, database, settlements };
   let closing: Promise<boolean> | undefined;
   return {
     url: listening_url,
@@ -255,6 +258,7 @@ function create_configured_services(
     metrics: Metrics;
     render_document: RenderDocument;
     pool?: RenderPool;
+    settlements: PendingSettlements;
   },
 ): Services {
   const { pool, metrics } = parts;
@@ -273,6 +277,7 @@ function create_configured_services(
     rate_limit_per_minute: config.rate_limit_per_minute,
     now: options.now,
     scrypt_params: options.scrypt_params,
+    settlements: parts.settlements,
   });
 }
 
@@ -342,12 +347,14 @@ async function stop_server(
     mail: ServiceMail;
     pool?: RenderPool;
     database: Database;
+    settlements: PendingSettlements;
   },
   owns_database: boolean,
 ): Promise<boolean> {
   const { guard, mail } = parts;
+  // Answers delivered last are charged before the database closes.
   const drained = await within_shutdown_deadline(
-    guard.shutdown(),
+    guard.shutdown().then(() => parts.settlements.all_settled()),
     config.shutdown_timeout_ms,
     () => guard.open_connections,
   );

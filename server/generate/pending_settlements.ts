@@ -27,6 +27,12 @@ export class PendingSettlements {
     await Promise.allSettled([...pending]);
   }
 
+  /** Resolves once every settlement in flight now has ended (shutdown). */
+  async all_settled(): Promise<void> {
+    const pending = [...this.#by_account.values()].flatMap((set) => [...set]);
+    await Promise.allSettled(pending);
+  }
+
   /** Accounts with a settlement in flight. */
   get accounts_pending(): number {
     return this.#by_account.size;

@@ -71,6 +71,8 @@ export interface ServicesOptions {
    * request, last unless delivered (`RESERVATION_TTL_MS`, default 30 s).
    */
   reservation_ttl_ms?: number;
+  /** Where settlements in flight are kept (shutdown waits for them); default: a new one. */
+  settlements?: PendingSettlements;
 }
 
 /** What the service domains share, built once per `create_services`. */
@@ -99,7 +101,7 @@ export function create_service_context(
   options: ServicesOptions,
 ): ServiceContext {
   const now = options.now ?? (() => new Date());
-  const settlements = new PendingSettlements();
+  const settlements = options.settlements ?? new PendingSettlements();
 
   async function require_account(account_id: string): Promise<store.Account> {
     const account = await store.get_account(database, account_id);

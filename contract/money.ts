@@ -15,10 +15,20 @@ export interface Decimal {
 
 /** Parses a finite JS number into an exact decimal of its shortest form. */
 export function decimal_from_number(value: number): Decimal {
+  // Amounts and quantities are parsed for every line of every request:
+  // whole numbers and plain decimals skip the general pattern.
+  if (Number.isSafeInteger(value)) return { units: BigInt(value), scale: 0 };
   if (!Number.isFinite(value)) {
     throw new RangeError("not a finite number");
   }
   const text = String(value);
+  const dot = text.indexOf(".");
+  if (dot > 0 && !text.includes("e")) {
+    return {
+      units: BigInt(text.slice(0, dot) + text.slice(dot + 1)),
+      scale: text.length - dot - 1,
+    };
+  }
   const match = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
   if (!match) throw new RangeError(`unexpected number form: ${text}`);
   const [, sign, whole, fraction = "", exponent = "0"] = match;

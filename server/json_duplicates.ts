@@ -56,6 +56,24 @@ function add_key(nesting: Nesting, key: string): boolean {
 }
 
 /**
+ * Index of the quote that closes the string whose text begins at `start`
+ * (the text's length if none does). The search for quotes is the engine's
+ * own; a quote after an odd number of backslashes is part of the string.
+ */
+function string_end(text: string, start: number): number {
+  let end = text.indexOf('"', start);
+  while (end !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c /* \ */) {
+      backslashes++;
+    }
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+  return text.length;
+}
+
+/**
  * The path of the first duplicate key (e.g. `items[1].rate`) in text that
  * `JSON.parse` accepted, or undefined when every object's keys are distinct.
  * One pass over the text: each key is decoded once and looked up once.
@@ -69,17 +87,10 @@ export function find_duplicate_key(text: string): string | undefined {
     const char = text.charCodeAt(i);
     if (char === 0x22 /* " */) {
       const start = ++i;
-      let escaped = false;
-      while (i < text.length && text.charCodeAt(i) !== 0x22) {
-        if (text.charCodeAt(i) === 0x5c /* \ */) {
-          escaped = true;
-          i++;
-        }
-        i++;
-      }
+      i = string_end(text, start);
       if (expecting_key) {
         const raw = text.slice(start, i);
-        const key = escaped ? JSON.parse(`"${raw}"`) as string : raw;
+        const key = raw.includes("\\") ? JSON.parse(`"${raw}"`) as string : raw;
         if (!add_key(nesting, key)) {
           const parent = path_of(nesting);
           return parent === "" ? key : `${parent}.${key}`;

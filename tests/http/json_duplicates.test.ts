@@ -31,6 +31,39 @@ Deno.test("find_duplicate_key accepts distinct keys and ignores strings that loo
   assertEquals(find_duplicate_key("{}"), undefined);
 });
 
+Deno.test("find_duplicate_key ends each string at its closing quote, however many backslashes precede quotes", () => {
+  // A string ending in an escaped backslash: its closing quote is real.
+  assertEquals(find_duplicate_key('{"a": "x\\\\", "a": 1}'), "a");
+  // Escaped quotes (one or three backslashes) stay inside the string.
+  assertEquals(
+    find_duplicate_key('{"a": "x\\", \\"a\\": 1", "b": 2}'),
+    undefined,
+  );
+  assertEquals(
+    find_duplicate_key('{"a": "\\\\\\"", "b": {"a": 1, "a": 2}}'),
+    "b.a",
+  );
+  // Keys with escapes are compared by value.
+  assertEquals(find_duplicate_key('{"q\\"": 1, "q\\u0022": 2}'), 'q"');
+  // Random values with quotes and backslashes never hide or invent a key.
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const pieces = ['"', "\\", "a", ",", ":", "{", "}", " ", "\\u0022"];
+  for (let index = 0; index < 2_000; index++) {
+    let value = "";
+    for (let piece = 0; piece < 8; piece++) {
+      value += pieces[Math.floor(random() * pieces.length)];
+    }
+    const distinct = JSON.stringify({ a: value, [value]: 1, b: [value] });
+    assertEquals(find_duplicate_key(distinct), undefined, distinct);
+    const twice = `{"k": ${JSON.stringify(value)}, "k": 2}`;
+    assertEquals(find_duplicate_key(twice), "k", twice);
+  }
+});
+
 /** The fastest of a few runs of `scan` (after one to warm up), in ms. */
 function best_time(scan: () => void): number {
   scan();

@@ -38,7 +38,9 @@
  *   and prints a before/after table.
  * - `BENCH_CLIENTS`: closed-loop client counts (default `1,10,50,200`).
  * - `BENCH_LARGE_ITEMS`: items of the large-invoice rows (default 300; 0
- *   skips them).
+ *   skips them). With them, `large_render.ts` measures the renderer alone
+ *   on that invoice, with and without the start task's V8 flags, and the
+ *   1-client rows are reported as a multiple of it.
  * - `BENCH_CAPPED_V8_FLAGS`: V8 flags of an extra PostgreSQL run (50 and 200
  *   clients) with other heap limits than the start task's (default: none).
  * - `BENCH_CHROMIUM_RUNS`: measured Chromium renders (default 30; 0 skips).
@@ -1024,6 +1026,81 @@ async function measure_renderer(
   return times[Math.floor(times.length / 2)];
 }
 
+/** The renderer alone on the large invoice, with and without the start task's V8 flags. */
+interface LargeRendererResult {
+  items: number;
+  v8_flags: string;
+  /** CPU ms per render, every thread, with the flags and without. */
+  with_flags_cpu_ms: number;
+  without_flags_cpu_ms: number;
+}
+
+/**
+ * Runs `large_render.ts` in processes of their own, alternately with the
+ * last service's start-task V8 flags and without, three times each; the
+ * lowest CPU per render of each.
+ */
+async function measure_large_renderer(
+  settings: Settings,
+): Promise<LargeRendererResult> {
+  const service = settings.services[settings.services.length - 1];
+  const flags = start_task_settings(service.dir).deno_args;
+  const script = new URL("./large_render.ts", import.meta.url).pathname;
+  const run = async (deno_args: string[]): Promise<number> => {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--node-modules-dir=auto",
+        "-A",
+        ...deno_args,
+        script,
+        String(settings.large_items),
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    const line = new TextDecoder().decode(output.stdout).trim().split("\n")
+      .pop() ?? "{}";
+    return (JSON.parse(line) as { cpu_ms: number }).cpu_ms;
+  };
+  const with_flags: number[] = [];
+  const without_flags: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    with_flags.push(await run(flags));
+    without_flags.push(await run([]));
+  }
+  return {
+    items: settings.large_items,
+    v8_flags: flags.join(" ") || "(none)",
+    with_flags_cpu_ms: round(Math.min(...with_flags), 2),
+    without_flags_cpu_ms: round(Math.min(...without_flags), 2),
+  };
+}
+
+/** The large-invoice targets: flags' cost, and HTTP ÷ renderer per target. */
+function format_large_renderer(
+  large: LargeRendererResult,
+  levels: LevelResult[],
+): string {
+  const cost = 100 * (large.with_flags_cpu_ms / large.without_flags_cpu_ms - 1);
+  const lines = [
+    `Renderer alone, ${large.items}-item Unicode invoice, CPU per render ` +
+    `(all threads, lowest of 3): ${large.with_flags_cpu_ms} ms with ` +
+    `${large.v8_flags}, ${large.without_flags_cpu_ms} ms without ` +
+    `(flags ${cost >= 0 ? "+" : ""}${cost.toFixed(1)}%)`,
+  ];
+  for (const level of levels) {
+    if (level.items !== large.items || level.clients !== 1) continue;
+    const http = level.cpu_ms_per_request.service_total ?? 0;
+    lines.push(
+      `  ${level.target}, 1 client: ${http.toFixed(1)} ms CPU per invoice ` +
+        `over HTTP = ${(http / large.with_flags_cpu_ms).toFixed(2)}× the ` +
+        `renderer with the same flags`,
+    );
+  }
+  return lines.join("\n");
+}
+
 function clients_cell(level: LevelResult): string {
   return level.mode === "paced"
     ? `${level.clients} @ ${level.offered_rate}/s`
@@ -1237,6 +1314,9 @@ async function main(): Promise<void> {
     invoice_with_items(10, { unicode: true }),
   ) as Invoice;
   const renderer_median_ms = await measure_renderer(invoice, 300);
+  const large_renderer = settings.large_items > 0
+    ? await measure_large_renderer(settings)
+    : undefined;
   let chromium: ChromiumResult | undefined;
   if (settings.chromium_runs > 0) {
     const { chromium_available, measure_chromium } = await import(
@@ -1272,6 +1352,7 @@ async function main(): Promise<void> {
       }]),
     ),
     renderer: { invoice: "10 items, Unicode", median_ms: renderer_median_ms },
+    large_renderer,
     chromium: chromium && {
       ...chromium,
       speedup_renderer: round(chromium.median_ms / renderer_median_ms, 1),
@@ -1315,6 +1396,9 @@ async function main(): Promise<void> {
       renderer_median_ms.toFixed(2)
     } ms`,
   );
+  if (large_renderer) {
+    console.log(format_large_renderer(large_renderer, levels));
+  }
   if (results.chromium) {
     console.log(
       `Chromium ${results.chromium.version} (setContent + pdf, page reused, ${results.chromium.runs} runs): ` +

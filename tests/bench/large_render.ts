@@ -1,0 +1,54 @@
+/**
+ * The renderer alone on a large invoice, as a process of its own so that it
+ * runs under the V8 flags it is started with: `deno run -A
+ * [--v8-flags=…] tests/bench/large_render.ts <items> [renders]` prints one
+ * JSON line, the CPU per render of every thread (V8's garbage collection
+ * included) and the wall time, over `renders` renders of the Unicode
+ * invoice with `items` lines after a warm-up. `http_load.ts` runs it with
+ * and without the start task's V8 flags, for the large-invoice targets.
+ *
+ * @module
+ */
+import process from "node:process";
+import { InvoiceRequestSchema } from "../../contract/invoice.ts";
+import type { Invoice } from "../../contract/invoice_types.ts";
+import {
+  load_invoice_fonts,
+  render_invoice_pdf,
+} from "../../server/pdf/mod.ts";
+import { invoice_with_items } from "../fixtures/invoices.ts";
+
+/** What one run prints. */
+export interface LargeRenderResult {
+  items: number;
+  renders: number;
+  cpu_ms: number;
+  wall_ms: number;
+}
+
+function measure(items: number, renders: number): LargeRenderResult {
+  const invoice = InvoiceRequestSchema.parse(
+    invoice_with_items(items, { unicode: true }),
+  ) as Invoice;
+  load_invoice_fonts();
+  const warm_up = Math.max(5, Math.ceil(renders / 2));
+  for (let index = 0; index < warm_up; index++) render_invoice_pdf(invoice);
+  const cpu_before = process.cpuUsage();
+  const started = performance.now();
+  for (let index = 0; index < renders; index++) {
+    render_invoice_pdf({ ...invoice, invoice_number: `L-${index}` });
+  }
+  const cpu = process.cpuUsage(cpu_before);
+  return {
+    items,
+    renders,
+    cpu_ms: (cpu.user + cpu.system) / 1000 / renders,
+    wall_ms: (performance.now() - started) / renders,
+  };
+}
+
+if (import.meta.main) {
+  const items = Number(Deno.args[0] ?? 1000);
+  const renders = Number(Deno.args[1] ?? 20);
+  console.log(JSON.stringify(measure(items, renders)));
+}

@@ -27,6 +27,7 @@
 import { ApiError, type Invoice } from "../contract/mod.ts";
 import { free_descriptors } from "./connection_limit.ts";
 import type { DocumentRequest, RenderOptions } from "./render_options.ts";
+import { invoice_json } from "./invoice_json.ts";
 import type { RenderRequest, WorkerMessage } from "./render_worker.ts";
 
 /** Options of a {@link RenderPool}. */
@@ -425,7 +426,7 @@ export class RenderPool {
       slot.worker.postMessage(
         {
           id: job.id,
-          invoice: job.invoice,
+          invoice_json: invoice_json(job.invoice),
           format: job.format,
           test: job.test,
           preview: job.preview,

@@ -9,7 +9,8 @@ import type { DocumentRequest } from "./render_options.ts";
 /** A render request sent to a worker (format absent: the PDF). */
 export interface RenderRequest extends DocumentRequest {
   id: number;
-  invoice: Invoice;
+  /** The invoice as JSON text (`invoice_json.ts`). */
+  invoice_json: string;
 }
 
 /** A worker's answer to a {@link RenderRequest}. */
@@ -53,9 +54,10 @@ if (
   const { PageLimitError } = await import("./pdf/page_budget.ts");
   load_invoice_fonts();
   const handle = async (
-    { id, invoice, format, test, preview }: RenderRequest,
+    { id, invoice_json, format, test, preview }: RenderRequest,
   ): Promise<void> => {
     try {
+      const invoice = JSON.parse(invoice_json) as Invoice;
       const { bytes } = await render_invoice_document_lazily(invoice, {
         format: format ?? "pdf",
         test,

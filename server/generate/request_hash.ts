@@ -16,6 +16,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Invoice, InvoiceFormat } from "../../contract/mod.ts";
+import { invoice_json } from "../invoice_json.ts";
 
 /** Prefix of the canonical request hash. */
 export const REQUEST_HASH_VERSION = "v2";
@@ -79,7 +80,10 @@ export function legacy_request_hash(
   invoice: Invoice,
   format: InvoiceFormat,
 ): string {
+  // JSON.stringify([format, invoice]) for the other formats, without
+  // writing the invoice twice.
+  const text = invoice_json(invoice);
   return sha256_hex(
-    JSON.stringify(format === "pdf" ? invoice : [format, invoice]),
+    format === "pdf" ? text : `[${JSON.stringify(format)},${text}]`,
   );
 }

@@ -72,7 +72,7 @@ async function worker_rss_mb(
       for (const script of ${JSON.stringify(scripts)}) {
         await new Promise((resolve) => {
           w.onmessage = resolve;
-          w.postMessage({ id: 1, invoice: script_bench_invoice(script) });
+          w.postMessage({ id: 1, invoice_json: JSON.stringify(script_bench_invoice(script)) });
         });
       }
     }

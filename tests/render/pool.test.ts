@@ -3,6 +3,7 @@ import { RenderPool, RenderTimeoutError } from "../../server/render_pool.ts";
 import { ApiError, InvoiceRequestSchema } from "../../contract/mod.ts";
 import { render_invoice_pdf } from "../../server/pdf/mod.ts";
 import { full_invoice, invoice_with_items } from "../fixtures/invoices.ts";
+import { render_fixture_set } from "../fixtures/render_fixture_set.ts";
 
 const small = InvoiceRequestSchema.parse(full_invoice());
 const large = InvoiceRequestSchema.parse(
@@ -14,6 +15,20 @@ Deno.test("render pool: same bytes as in-process, off the request thread", async
   try {
     const bytes = await pool.render(small);
     assertEquals(bytes, render_invoice_pdf(small));
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool: every document of the render fixture set, sent as JSON text, renders to the bytes rendered in-process", async () => {
+  const pool = new RenderPool({ size: 2, max_queue: 10, timeout_ms: 60_000 });
+  try {
+    const fixtures = render_fixture_set();
+    assert(fixtures.length > 50);
+    for (const fixture of fixtures) {
+      const bytes = await pool.render(fixture.invoice(), fixture.options);
+      assertEquals(bytes, fixture.render(), fixture.name);
+    }
   } finally {
     await pool.close();
   }

@@ -101,6 +101,7 @@ export {
   sweep_reservations,
   type TestReservation,
 } from "./usage.ts";
+export { settle_generations } from "./settle_batch.ts";
 export {
   claim_idempotency_key,
   complete_idempotency_key,

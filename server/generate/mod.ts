@@ -22,6 +22,7 @@ import {
 import { bearer_key, KeyCheck } from "./key_check.ts";
 import { generate_document } from "./pipeline.ts";
 import { QuotaReservations } from "./quota_reservation.ts";
+import { SettleBatches } from "./settle_batches.ts";
 import { create_stages } from "./stages.ts";
 
 export {
@@ -71,6 +72,7 @@ export function create_generation_services(
       hint_options,
       reservation_ttl_ms,
       render_early: options.render_early,
+      settle_batches: new SettleBatches(database),
     }),
     render,
     reservation_ttl_ms,

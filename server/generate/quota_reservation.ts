@@ -30,6 +30,7 @@ import type {
   Reservation,
   Reserved,
 } from "./pipeline.ts";
+import type { SettleBatches } from "./settle_batches.ts";
 import {
   legacy_request_hash,
   request_hash as live_request_hash,
@@ -50,6 +51,8 @@ export interface QuotaOptions {
   reservation_ttl_ms: number;
   /** True when a render started now would not wait (a render worker is idle). */
   render_early?: () => boolean;
+  /** Where delivered documents are settled. */
+  settle_batches: SettleBatches;
 }
 
 /** Sets the quota headers of an answer; returns the reset day they name. */
@@ -170,7 +173,7 @@ export class QuotaReservations {
       early,
       release,
       settlement: status === "replay" ? { delivered: [], undelivered: [] } : {
-        delivered: [() => store.settle_generation(this.database, charge)],
+        delivered: [() => this.options.settle_batches.settle(charge)],
         undelivered: [release],
       },
     };

@@ -77,18 +77,32 @@ async function cache_with(packages: Set<string>, deno_dir: string) {
 function refusing_proxy() {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const requests: string[] = [];
+  // Each connection is answered on its own, so that one that never sends
+  // its request cannot hold back the others' refusals.
+  const refuse = async (connection: Deno.Conn) => {
+    const buffer = new Uint8Array(4096);
+    const timer = setTimeout(() => connection.close(), 5_000);
+    const read = await connection.read(buffer).catch(() => null);
+    clearTimeout(timer);
+    const text = new TextDecoder().decode(buffer.subarray(0, read ?? 0));
+    requests.push(text.split("\r\n")[0] || "(no request line)");
+    await connection.write(
+      new TextEncoder().encode(
+        "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+      ),
+    ).catch(() => {});
+    try {
+      connection.close();
+    } catch {
+      // Closed by the timer.
+    }
+  };
+  const open = new Set<Promise<void>>();
   const served = (async () => {
     for await (const connection of listener) {
-      const buffer = new Uint8Array(4096);
-      const read = await connection.read(buffer).catch(() => null);
-      const text = new TextDecoder().decode(buffer.subarray(0, read ?? 0));
-      requests.push(text.split("\r\n")[0]);
-      await connection.write(
-        new TextEncoder().encode(
-          "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-        ),
-      ).catch(() => {});
-      connection.close();
+      const refusal = refuse(connection).catch(() => {});
+      open.add(refusal);
+      refusal.then(() => open.delete(refusal));
     }
   })().catch(() => {});
   return {
@@ -97,6 +111,7 @@ function refusing_proxy() {
     async close() {
       listener.close();
       await served;
+      await Promise.all(open);
     },
   };
 }
@@ -159,6 +174,12 @@ Deno.test("start downloads: deno task start serves from a cache of only the pack
       const service = await listening_url(child, {
         timeout_ms: 120_000,
         name: "deno task start",
+      }).catch((error) => {
+        throw new Error(
+          `${error.message}\nrequests to the registry's proxy: ${
+            JSON.stringify(proxy.requests)
+          }`,
+        );
       });
       const health = await fetch(`${service.url}/healthz`, {
         signal: AbortSignal.timeout(10_000),

@@ -153,16 +153,11 @@ function block_of(cp: number): number {
 // Every BMP character's entry, built on first use (a few ms): its width,
 // and whether it is drawn by a script font.
 const WIDTH_MASK = 0x3fff;
+const VIRAMA_FLAG = 0x4000;
 const SCRIPT_FLAG = 0x8000;
 let bmp_entries: Uint16Array | undefined;
 
-function entry_of(cp: number): number {
-  if (cp > 0xffff) {
-    const block = block_of(cp);
-    if (block < 0) return 0;
-    const [, , width, script] = CHARACTER_WIDTHS[block];
-    return width | (script ? SCRIPT_FLAG : 0);
-  }
+function bmp_table(): Uint16Array {
   if (bmp_entries === undefined) {
     bmp_entries = new Uint16Array(0x10000);
     for (const [start, end, width, script] of CHARACTER_WIDTHS) {
@@ -171,8 +166,16 @@ function entry_of(cp: number): number {
         bmp_entries[c] = (spacing ? width : 0) | (script ? SCRIPT_FLAG : 0);
       }
     }
+    for (const virama of VIRAMAS) bmp_entries[virama] |= VIRAMA_FLAG;
   }
-  return bmp_entries[cp];
+  return bmp_entries;
+}
+
+function astral_entry_of(cp: number): number {
+  const block = block_of(cp);
+  if (block < 0) return 0;
+  const [, , width, script] = CHARACTER_WIDTHS[block];
+  return width | (script ? SCRIPT_FLAG : 0);
 }
 
 /** What a text costs: its narrowest width, and characters by kind. */
@@ -188,10 +191,13 @@ interface TextMeasure {
  * its characters are Latin-font and script-font ones.
  */
 export function measure_min_width(text: string): TextMeasure {
-  const measure = { width: 0, latin: 0, script: 0 };
+  let width = 0;
+  let latin = 0;
+  let script = 0;
   // Width of the last character that took room, taken back when a virama
   // follows it (marks in between, e.g. a nukta, do not change that).
   let previous_width = 0;
+  const entries = bmp_table();
   for (let i = 0; i < text.length; i++) {
     let cp = text.charCodeAt(i);
     if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
@@ -199,27 +205,28 @@ export function measure_min_width(text: string): TextMeasure {
       i++;
     }
     if (cp === 0x20) {
-      measure.width += SPACE;
-      measure.latin++;
+      width += SPACE;
+      latin++;
       previous_width = SPACE;
       continue;
     }
-    if (VIRAMAS.has(cp)) {
-      measure.width -= previous_width;
-      measure.script++;
+    // Every virama is in the BMP: its entry carries the flag.
+    const entry = cp > 0xffff ? astral_entry_of(cp) : entries[cp];
+    if (entry & VIRAMA_FLAG) {
+      width -= previous_width;
+      script++;
       previous_width = 0;
       continue;
     }
-    const entry = entry_of(cp);
-    if (entry & SCRIPT_FLAG) measure.script++;
-    else measure.latin++;
-    const width = entry & WIDTH_MASK;
-    if (width > 0) {
-      measure.width += width;
-      previous_width = width;
+    if (entry & SCRIPT_FLAG) script++;
+    else latin++;
+    const drawn = entry & WIDTH_MASK;
+    if (drawn > 0) {
+      width += drawn;
+      previous_width = drawn;
     }
   }
-  return measure;
+  return { width, latin, script };
 }
 
 // Line breaks every text path of the renderer honours ("\u2028" and the
@@ -235,7 +242,15 @@ function min_lines(
   let lines = 0;
   // A line holds at most max_width of text plus the space it broke at.
   const line_em = (max_width / FONT_SIZE) * 1000 + SPACE;
-  for (const paragraph of text.normalize("NFC").split(PARAGRAPH_BREAK)) {
+  // Below U+0300 every text is in NFC already (nothing there combines).
+  const normalized = /^[\u0000-\u02ff]*$/.test(text)
+    ? text
+    : text.normalize("NFC");
+  // Most texts are one paragraph: no split (and no array) for them.
+  const paragraphs = normalized.includes("\n") || normalized.includes("\r")
+    ? normalized.split(PARAGRAPH_BREAK)
+    : [normalized];
+  for (const paragraph of paragraphs) {
     const measure = measure_min_width(paragraph);
     totals.latin += measure.latin;
     totals.script += measure.script;

@@ -137,3 +137,17 @@ Deno.test("page estimate: an invoice of 80-100 real pages is within the limit, a
     "a lower bound",
   );
 });
+
+Deno.test("page estimate: text below U+0300, measured without normalizing, is in NFC already (every character and pair)", () => {
+  for (let first = 0; first < 0x300; first++) {
+    const one = String.fromCharCode(first);
+    assert(one.normalize("NFC") === one, `U+${first.toString(16)}`);
+    for (let second = 0; second < 0x300; second++) {
+      const pair = one + String.fromCharCode(second);
+      assert(
+        pair.normalize("NFC") === pair,
+        `U+${first.toString(16)} U+${second.toString(16)}`,
+      );
+    }
+  }
+});

@@ -243,9 +243,9 @@ function min_lines(
   // A line holds at most max_width of text plus the space it broke at.
   const line_em = (max_width / FONT_SIZE) * 1000 + SPACE;
   // Below U+0300 every text is in NFC already (nothing there combines).
-  const normalized = /^[\u0000-\u02ff]*$/.test(text)
-    ? text
-    : text.normalize("NFC");
+  const normalized = /[\u0300-\uffff]/.test(text)
+    ? text.normalize("NFC")
+    : text;
   // Most texts are one paragraph: no split (and no array) for them.
   const paragraphs = normalized.includes("\n") || normalized.includes("\r")
     ? normalized.split(PARAGRAPH_BREAK)

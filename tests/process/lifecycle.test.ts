@@ -231,6 +231,9 @@ Deno.test("PGlite data directory survives kill -9: revoked keys stay revoked, us
       assertEquals(response.status, 200);
       await response.arrayBuffer();
     }
+    // A usage read waits for the settlements still on their way.
+    const before = await admin(first.url, `/admin/accounts/${account_id}`);
+    assertEquals((before.usage as { used: number }).used, 3);
     await admin(first.url, `/admin/keys/${key_id}/revoke`, {});
     first.child.kill("SIGKILL");
     await first.status;

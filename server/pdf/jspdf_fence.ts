@@ -90,7 +90,6 @@ interface JsPdfPrivate {
   setCustomOutputDestination(destination: string[]): void;
   resetCustomOutputDestination(): void;
   buildDocument(): string;
-  getArrayBuffer(data: string): ArrayBuffer;
   setPdfVersion(version: string): void;
   getDocumentProperties(): Record<string, string>;
 }
@@ -295,8 +294,9 @@ export function output_document(doc: jsPDF): Uint8Array {
   } finally {
     output.resetCustomOutputDestination();
   }
-  // Joined and converted as `output("arraybuffer")` does.
-  const bytes = new Uint8Array(output.getArrayBuffer(parts.join("\n")));
+  // Joined as `output("arraybuffer")` does; the same bytes as its
+  // conversion, natively (`binary_string_to_bytes`).
+  const bytes = binary_string_to_bytes(parts.join("\n"));
   parts.length = 0;
   internals(doc).pages.length = 0;
   const error = handler_errors.get(doc);
@@ -463,7 +463,6 @@ export function missing_jspdf_members(): string[] {
       "__private__.resetCustomOutputDestination",
       typeof output.resetCustomOutputDestination,
     ],
-    ["__private__.getArrayBuffer", typeof output.getArrayBuffer],
     ["__private__.setPdfVersion", typeof output.setPdfVersion],
     ["__private__.getDocumentProperties", typeof output.getDocumentProperties],
   ];

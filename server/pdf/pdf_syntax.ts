@@ -72,10 +72,38 @@ export function text_fill_operator(color: Rgb): string {
   return op;
 }
 
-/** Bytes from a binary string (one character per byte). */
+const ascii_encoder = new TextEncoder();
+
+/**
+ * Below this length a plain loop beats the native paths, whose calls cost
+ * about a microsecond each.
+ */
+const NATIVE_CONVERSION_LENGTH = 64;
+
+/**
+ * Bytes from a binary string (one character per byte; a character above
+ * 0xFF keeps its low byte).
+ *
+ * A JavaScript loop over `charCodeAt` costs about 10 ns a character, the
+ * largest single cost of a Factur-X or CJK invoice's output. ASCII text
+ * (page content) is the same bytes in UTF-8, so `encodeInto` writes it
+ * natively: it consumes the whole string only when every character takes
+ * one byte. Other binary strings (deflated streams, whole files) go through
+ * `btoa`, which reads one byte per character natively, and back from
+ * base64: 10× the loop's speed.
+ */
 export function binary_string_to_bytes(data: string): Uint8Array {
-  // A plain loop: several times faster here than Buffer.from(data, "latin1").
   const bytes = new Uint8Array(data.length);
+  if (data.length >= NATIVE_CONVERSION_LENGTH) {
+    if (ascii_encoder.encodeInto(data, bytes).read === data.length) {
+      return bytes;
+    }
+    try {
+      return Uint8Array.fromBase64(btoa(data));
+    } catch {
+      // A character above 0xFF, which `btoa` refuses: the loop below.
+    }
+  }
   for (let i = 0; i < data.length; i++) bytes[i] = data.charCodeAt(i);
   return bytes;
 }

@@ -68,15 +68,30 @@ const LEGACY_INVOICE_KEYS = new Set([
   "amount_due",
 ]);
 
-/** JSON with object keys sorted, the logo replaced by its hash. */
+/**
+ * JSON with object keys sorted, the logo replaced by its hash. The sorted
+ * copy is serialized without a replacer, which keeps `JSON.stringify` on
+ * its fast path: a replacer makes it call back for every value.
+ */
 function canonical_json(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => {
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
-    if ("base64" in v && "sha256" in v) return { sha256: v.sha256 };
-    return Object.fromEntries(
-      Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]),
-    );
-  });
+  return JSON.stringify(sorted_copy(value));
+}
+
+/** `value` with every object's keys in sorted order (the logo as its hash). */
+function sorted_copy(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  // As `JSON.stringify` does before it looks at a value.
+  const to_json = (value as { toJSON?: unknown }).toJSON;
+  if (typeof to_json === "function") return sorted_copy(to_json.call(value));
+  if (Array.isArray(value)) return value.map(sorted_copy);
+  if ("base64" in value && "sha256" in value) {
+    return { sha256: sorted_copy(value.sha256) };
+  }
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    copy[key] = sorted_copy((value as Record<string, unknown>)[key]);
+  }
+  return copy;
 }
 
 /** The fields of `value` outside `known`, or null when there are none. */

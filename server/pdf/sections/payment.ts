@@ -13,7 +13,7 @@ import type { Invoice } from "../../../contract/invoice_types.ts";
 import { fill, type Labels } from "../locales.ts";
 import { sanitize_text } from "../sanitize.ts";
 import { pdf_number, stroke_operator } from "../pdf_syntax.ts";
-import { epc_payload, qr_matrix, qr_rectangles } from "../epc_qr.ts";
+import { epc_payload, qr_matrix, qr_path } from "../epc_qr.ts";
 import {
   is_credit_note,
   type Layout,
@@ -242,12 +242,12 @@ function qr_block_height(layout: Layout): number {
 function draw_qr(layout: Layout, payload: string, top: number): number {
   const size = PAYMENT.qr_size;
   const x = layout.x(layout.width - PAYMENT.box_padding - size, size);
-  const rects = qr_rectangles(qr_matrix(payload), {
+  const path = qr_path(qr_matrix(payload), {
     x,
     top: layout.page.height - top,
     size,
   });
-  write_unmirrored(layout, { x, width: size }, `0 0 0 rg\n${rects}\nf`);
+  write_unmirrored(layout, { x, width: size }, `0 0 0 rg\n${path}`);
   const caption = wrap(
     layout,
     layout.labels.scan_to_pay,

@@ -37,6 +37,13 @@ export interface DocumentTextSettings {
  * The per-document face of a font: it records which glyphs the document
  * uses and for which characters, so `font_embedding.ts` writes only those.
  */
+/**
+ * The Han hint of each document, by its text settings, which all fonts of
+ * the document share: the document's text is serialized and searched once,
+ * not once per font.
+ */
+const han_hints = new WeakMap<DocumentTextSettings, string | undefined>();
+
 export class DocumentFont {
   readonly prepared: PreparedFont;
   /**
@@ -45,14 +52,14 @@ export class DocumentFont {
    */
   readonly to_unicode: Record<number, number | string> = {};
   /**
-   * Script fonts only: the document's CIDs. Shaped glyphs are shared
+   * Script fonts only: the document's CIDs, by glyph id and text. Shaped glyphs are shared
    * between characters (Noto Sans Arabic draws the dotless base of ب ت ث ن
    * ي once and adds the dots as marks), so one glyph can stand for
    * different text. Each distinct (glyph, text) pair gets a CID of its own;
    * `/CIDToGIDMap` maps CIDs to the font's glyph ids, which stay as the
    * shaper gave them, and ToUnicode maps each CID to its exact text.
    */
-  readonly cids: Map<string, number> = new Map();
+  readonly cids: Map<number, Map<string, number>> = new Map();
   /** CID → glyph id (index 0: .notdef). */
   readonly cid_gids: number[] = [0];
   /** CID → text it stands for ("" for marks of a cluster already told). */
@@ -60,11 +67,16 @@ export class DocumentFont {
 
   /** The CID showing glyph `gid` for `text` (script fonts). */
   cid_for(gid: number, text: string): number {
-    const key = `${gid}\u0000${text}`;
-    let cid = this.cids.get(key);
+    // By glyph, then text: no key string to build and hash per glyph drawn.
+    let by_text = this.cids.get(gid);
+    if (by_text === undefined) {
+      by_text = new Map();
+      this.cids.set(gid, by_text);
+    }
+    let cid = by_text.get(text);
     if (cid === undefined) {
       cid = this.cid_gids.length;
-      this.cids.set(key, cid);
+      by_text.set(text, cid);
       this.cid_gids.push(gid);
       this.cid_texts.push(text);
     }
@@ -78,19 +90,18 @@ export class DocumentFont {
     this.text_settings = settings;
   }
 
-  #han_hint: string | undefined | null = null;
-
   /** "ja" or "ko" when the document's text has kana or hangul. */
   han_hint(): string | undefined {
-    if (this.#han_hint === null) {
-      const text = this.text_settings.context?.() ?? "";
-      this.#han_hint = /[\u3040-\u30ff\u31f0-\u31ff]/.test(text)
-        ? "ja"
-        : /[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]/.test(text)
-        ? "ko"
-        : undefined;
-    }
-    return this.#han_hint;
+    const settings = this.text_settings;
+    if (han_hints.has(settings)) return han_hints.get(settings);
+    const text = settings.context?.() ?? "";
+    const hint = /[\u3040-\u30ff\u31f0-\u31ff]/.test(text)
+      ? "ja"
+      : /[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]/.test(text)
+      ? "ko"
+      : undefined;
+    han_hints.set(settings, hint);
+    return hint;
   }
 
   /** Layout options for text in this (Latin) font. */

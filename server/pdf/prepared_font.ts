@@ -71,7 +71,20 @@ function table_view(ttf: TrueTypeFont, tag: string): DataView {
   return new DataView(t.buffer, t.byteOffset, t.byteLength);
 }
 
+/**
+ * {@link hex4} of the 16-bit values met so far, so each is built once per
+ * process (every glyph drawn asks for one). Allocated at full length so
+ * V8 keeps it a flat array: 256 KB of slots.
+ */
+const hex4_texts = new Array<string | undefined>(0x10000);
+
 /** Four upper-case hex digits, as PDF hex strings and CMaps spell ids. */
 export function hex4(value: number): string {
-  return value.toString(16).toUpperCase().padStart(4, "0");
+  const known = hex4_texts[value];
+  if (known !== undefined) return known;
+  const text = value.toString(16).toUpperCase().padStart(4, "0");
+  if (Number.isInteger(value) && value >= 0 && value <= 0xffff) {
+    hex4_texts[value] = text;
+  }
+  return text;
 }

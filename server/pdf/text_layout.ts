@@ -212,21 +212,26 @@ function shaped_run(
   { font, rtl, bold }: { font: ScriptFont; rtl: boolean; bold: boolean },
 ): GlyphRun {
   const shaped = shape_text(font, text, { rtl });
-  // Each cluster's text goes with its first glyph (in logical order).
-  const starts = [...new Set(shaped.clusters)].sort((a, b) => a - b);
-  const end_of = new Map<number, number>();
-  for (let k = 0; k < starts.length; k++) {
-    end_of.set(starts[k], starts[k + 1] ?? text.length);
-  }
-  const texts: string[] = new Array(shaped.glyphs.length).fill("");
-  const seen = new Set<number>();
   const n = shaped.glyphs.length;
+  const length = text.length;
+  // A cluster ends where the next cluster (by offset) starts, or with the
+  // text. Flags and offsets per UTF-16 unit: no set, sort or map per run.
+  const flags = new Uint8Array(length + 1);
+  for (let i = 0; i < n; i++) flags[shaped.clusters[i]] = 1;
+  const end_of = new Uint32Array(length + 1);
+  let next = length;
+  for (let c = length; c >= 0; c--) {
+    end_of[c] = next;
+    if (flags[c] === 1) next = c;
+  }
+  // Each cluster's text goes with its first glyph (in logical order).
+  const texts: string[] = new Array(n).fill("");
   for (let k = 0; k < n; k++) {
     const i = rtl ? n - 1 - k : k;
     const c = shaped.clusters[i];
-    if (seen.has(c)) continue;
-    seen.add(c);
-    texts[i] = text.slice(c, end_of.get(c));
+    if (flags[c] !== 1) continue;
+    flags[c] = 2;
+    texts[i] = text.slice(c, end_of[c]);
   }
   return {
     font: font.prepared,

@@ -52,14 +52,16 @@ export class DocumentFont {
    */
   readonly to_unicode: Record<number, number | string> = {};
   /**
-   * Script fonts only: the document's CIDs, by glyph id and text. Shaped glyphs are shared
+   * Script fonts only: the document's CIDs, by glyph id and text (`gid\0text`). Shaped glyphs are shared
    * between characters (Noto Sans Arabic draws the dotless base of ب ت ث ن
    * ي once and adds the dots as marks), so one glyph can stand for
    * different text. Each distinct (glyph, text) pair gets a CID of its own;
    * `/CIDToGIDMap` maps CIDs to the font's glyph ids, which stay as the
    * shaper gave them, and ToUnicode maps each CID to its exact text.
    */
-  readonly cids: Map<number, Map<string, number>> = new Map();
+  readonly cids: Map<string, number> = new Map();
+  /** Glyph id → the CID of the first text it stood for. */
+  readonly first_cids: Map<number, number> = new Map();
   /** CID → glyph id (index 0: .notdef). */
   readonly cid_gids: number[] = [0];
   /** CID → text it stands for ("" for marks of a cluster already told). */
@@ -67,16 +69,16 @@ export class DocumentFont {
 
   /** The CID showing glyph `gid` for `text` (script fonts). */
   cid_for(gid: number, text: string): number {
-    // By glyph, then text: no key string to build and hash per glyph drawn.
-    let by_text = this.cids.get(gid);
-    if (by_text === undefined) {
-      by_text = new Map();
-      this.cids.set(gid, by_text);
-    }
-    let cid = by_text.get(text);
+    // Most glyphs stand for one text only: its CID is found by glyph id
+    // and one comparison, without building and hashing a key.
+    const first = this.first_cids.get(gid);
+    if (first !== undefined && this.cid_texts[first] === text) return first;
+    const key = `${gid}\u0000${text}`;
+    let cid = this.cids.get(key);
     if (cid === undefined) {
       cid = this.cid_gids.length;
-      by_text.set(text, cid);
+      this.cids.set(key, cid);
+      if (first === undefined) this.first_cids.set(gid, cid);
       this.cid_gids.push(gid);
       this.cid_texts.push(text);
     }

@@ -54,9 +54,7 @@ function num(value: number): string {
 /** A PDF text string in UTF-16BE hex with byte-order mark. */
 function utf16_hex(text: string): string {
   let hex = "FEFF";
-  for (let i = 0; i < text.length; i++) {
-    hex += text.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0");
-  }
+  for (let i = 0; i < text.length; i++) hex += hex4(text.charCodeAt(i));
   return hex;
 }
 

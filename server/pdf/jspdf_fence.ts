@@ -296,7 +296,7 @@ export function output_document(doc: jsPDF): Uint8Array {
   }
   // Joined as `output("arraybuffer")` does; the same bytes as its
   // conversion, natively (`binary_string_to_bytes`).
-  const bytes = binary_string_to_bytes(parts.join("\n"));
+  const bytes = binary_string_to_bytes(parts.join("\n"), { binary: true });
   parts.length = 0;
   internals(doc).pages.length = 0;
   const error = handler_errors.get(doc);

@@ -92,10 +92,23 @@ const NATIVE_CONVERSION_LENGTH = 64;
  * `btoa`, which reads one byte per character natively, and back from
  * base64: 10× the loop's speed.
  */
-export function binary_string_to_bytes(data: string): Uint8Array {
+export function binary_string_to_bytes(
+  data: string,
+  { binary = false }: {
+    /**
+     * Known to hold bytes above 0x7F (a whole PDF file: its header's
+     * comment line has them), so the ASCII attempt is skipped: `encodeInto`
+     * writes two bytes per such character and only stops when its buffer is
+     * full, near the end of the string.
+     */
+    binary?: boolean;
+  } = {},
+): Uint8Array {
   const bytes = new Uint8Array(data.length);
   if (data.length >= NATIVE_CONVERSION_LENGTH) {
-    if (ascii_encoder.encodeInto(data, bytes).read === data.length) {
+    if (
+      !binary && ascii_encoder.encodeInto(data, bytes).read === data.length
+    ) {
       return bytes;
     }
     try {

@@ -55,14 +55,29 @@ export type XmlAttributes = Record<string, string | undefined>;
 
 const NAME = /^[A-Za-z_][A-Za-z0-9._-]*(:[A-Za-z_][A-Za-z0-9._-]*)?$/;
 
-function start_tag(name: string, attributes?: XmlAttributes): string {
+/**
+ * Names already checked. They come from our code, a few hundred at most,
+ * so each is tested against {@link NAME} once per process, not once per
+ * element written.
+ */
+const checked_names = new Set<string>();
+/** Bound of {@link checked_names}, should a caller pass names of its own. */
+const MAX_CHECKED_NAMES = 4096;
+
+function check_name(name: string): void {
+  if (checked_names.has(name)) return;
   if (!NAME.test(name)) throw new Error(`not an XML name: ${name}`);
+  if (checked_names.size < MAX_CHECKED_NAMES) checked_names.add(name);
+}
+
+function start_tag(name: string, attributes?: XmlAttributes): string {
+  check_name(name);
   let tag = "<" + name;
   if (attributes !== undefined) {
     for (const key in attributes) {
       const value = attributes[key];
       if (value === undefined) continue;
-      if (!NAME.test(key)) throw new Error(`not an XML name: ${key}`);
+      check_name(key);
       tag += ` ${key}="${escape_xml_attribute(value)}"`;
     }
   }

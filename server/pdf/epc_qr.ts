@@ -3,13 +3,13 @@
  * that banking apps read from the invoice. Printed for EUR invoices with an
  * IBAN and an amount due between 0.01 and 999,999,999.99.
  *
- * The QR matrix comes from `uqr` (zero-dependency port of Nayuki's QR
- * generator); the payload and the drawing are ours.
+ * The QR matrix comes from `qr_code.ts` (Nayuki's QR algorithm, byte mode
+ * at level M); the payload and the drawing are ours.
  *
  * @module
  */
 
-import { encode } from "uqr";
+import { qr_code_m, type QrMatrix } from "./qr_code.ts";
 import { pdf_number } from "./pdf_syntax.ts";
 
 /** What the EPC payload is built from (all normalized by the contract). */
@@ -76,12 +76,6 @@ export function epc_payload(transfer: EpcTransfer): string | undefined {
   return lines.join("\n");
 }
 
-/** A square QR matrix: `modules[row][column]` is true for a dark module. */
-export interface QrMatrix {
-  size: number;
-  modules: boolean[][];
-}
-
 /** QR mask pattern used for every code (see `qr_matrix`). */
 const QR_MASK = 2;
 
@@ -90,12 +84,10 @@ const QR_MASK = 2;
  * requires), without quiet zone.
  */
 export function qr_matrix(payload: string): QrMatrix {
-  const bytes = Array.from(new TextEncoder().encode(payload.toWellFormed()));
   // A fixed mask: choosing the best of the eight by penalty score costs
   // ~1.7 ms per code (half a seed invoice's render); any mask is valid QR
   // and scanners read a fixed-mask code as well.
-  const qr = encode(bytes, { ecc: "M", border: 0, maskPattern: QR_MASK });
-  return { size: qr.size, modules: qr.data };
+  return qr_code_m(new TextEncoder().encode(payload.toWellFormed()), QR_MASK);
 }
 
 /**
@@ -112,9 +104,14 @@ export function qr_path(
   { x, top, size }: { x: number; top: number; size: number },
 ): string {
   const module = pdf_number(size / matrix.size, 6);
-  const runs: string[] = [];
+  // Each number's text made once: a code has hundreds of runs but only
+  // `matrix.size` distinct columns, rows and lengths.
+  const numbers: string[] = [];
+  for (let i = 0; i <= matrix.size; i++) numbers.push(String(i));
+  let runs = "";
   for (let row = 0; row < matrix.size; row++) {
     const line = matrix.modules[row];
+    const middle = ` ${row} `;
     let col = 0;
     while (col < matrix.size) {
       if (!line[col]) {
@@ -123,10 +120,10 @@ export function qr_path(
       }
       const start = col;
       while (col < matrix.size && line[col]) col++;
-      runs.push(`${start} ${row} ${col - start} 1 re`);
+      runs += numbers[start] + middle + numbers[col - start] + " 1 re\n";
     }
   }
   return `q ${module} 0 0 -${module} ${pdf_number(x, 6)} ${
     pdf_number(top, 6)
-  } cm\n${runs.join("\n")}\nf Q`;
+  } cm\n${runs}f Q`;
 }

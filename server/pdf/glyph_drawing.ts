@@ -85,30 +85,28 @@ export function line_operators(
     }
     ops += `/${resource} ${num(size)} Tf\n`;
     const widths = run.font.widths;
-    let parts: string[] = [];
+    // The elements of the current TJ array, written as they come.
+    let array = "";
     let pending = 0; // adjustment (1/1000 em, TJ sign) before the next glyph
-    const flush = (): void => {
-      if (parts.length > 0) ops += `[${parts.join("")}] TJ\n`;
-      parts = [];
-    };
     for (let i = 0; i < run.glyphs.length; i++) {
       const gid = run.glyphs[i];
       const code = hex4(record(gid, run.texts[i]));
       const dx = run.x_offsets?.[i] ?? 0;
       const dy = run.y_offsets?.[i] ?? 0;
       pending -= dx;
-      if (Math.abs(pending) >= 0.05) parts.push(num(pending));
+      if (Math.abs(pending) >= 0.05) array += num(pending);
       pending = 0;
       if (dy !== 0) {
-        flush();
+        if (array !== "") ops += "[" + array + "] TJ\n";
+        array = "";
         ops += `${num((dy * size) / 1000)} Ts [<${code}>] TJ 0 Ts\n`;
-      } else parts.push(`<${code}>`);
+      } else array += "<" + code + ">";
       // After the glyph the viewer advances by its /W width; the shaper's
       // advance (less the offset already applied) is what we want.
       pending = Math.round(widths[gid]) - (run.advances[i] - dx);
     }
-    if (Math.abs(pending) >= 0.05) parts.push(num(pending));
-    flush();
+    if (Math.abs(pending) >= 0.05) array += num(pending);
+    if (array !== "") ops += "[" + array + "] TJ\n";
   }
   ops += actual ? "ET Q\nEMC" : "ET Q";
   return ops;

@@ -16,6 +16,7 @@ import type { PreparedFont } from "./prepared_font.ts";
 import {
   han_font_order,
   type HanFontId,
+  is_han_or_cjk_symbol,
   load_script_font,
   script_font_for,
   type ScriptFont,
@@ -139,6 +140,9 @@ interface FontSpan {
   font: ScriptFont | undefined;
 }
 
+/** The Han font order of text without Han characters: never read. */
+const NO_HAN_ORDER: readonly HanFontId[] = [];
+
 const KANA = /[\u3040-\u30ff\u31f0-\u31ff\uff65-\uff9f]/;
 const HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]/;
 
@@ -157,7 +161,9 @@ function attaches_to_previous(cp: number): boolean {
 /** Splits `text` into maximal spans drawn by one font. */
 function font_spans(text: string, options: TextLayoutOptions): FontSpan[] {
   const map = options.latin.code_map;
-  const han = han_order_for(text, options.locale);
+  // The Han font order looks at the whole text: only worked out when the
+  // text has a Han character (`script_font_for` reads it for those only).
+  let han: readonly HanFontId[] | undefined;
   const spans: FontSpan[] = [];
   let i = 0;
   while (i < text.length) {
@@ -170,7 +176,12 @@ function font_spans(text: string, options: TextLayoutOptions): FontSpan[] {
     } else if (cp <= 0xffff && map[cp] !== 0) {
       font = undefined;
     } else {
-      const id = script_font_for(cp, han);
+      const id = script_font_for(
+        cp,
+        is_han_or_cjk_symbol(cp)
+          ? han ??= han_order_for(text, options.locale)
+          : NO_HAN_ORDER,
+      );
       font = id === undefined ? undefined : load_script_font(id);
     }
     if (previous !== undefined && previous.font === font) {

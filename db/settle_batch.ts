@@ -6,8 +6,11 @@
  * @module
  */
 import type { Database, PreparedStatement } from "./database.ts";
-import { type ChargeFields, check_charge_fields } from "./usage.ts";
-import { is_uuid } from "./_util.ts";
+import {
+  type ChargeFields,
+  check_account,
+  check_charge_fields,
+} from "./usage.ts";
 
 // One settlement per element of the arrays, in their order ($1 accounts,
 // $2 months, $3 request hashes, $4 days, $5 keys, null for none). Commits
@@ -47,9 +50,7 @@ export async function settle_generations(
   inputs: readonly ChargeFields[],
 ): Promise<boolean[]> {
   for (const input of inputs) {
-    if (!is_uuid(input.account_id)) {
-      throw new TypeError("account_id must be a UUID");
-    }
+    check_account(input.account_id);
     check_charge_fields(input);
   }
   if (inputs.length === 0) return [];

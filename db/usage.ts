@@ -79,7 +79,8 @@ function check_month(month: string): void {
   }
 }
 
-function check_account(account_id: string): void {
+/** Throws unless `account_id` is a UUID (every charge names its account). */
+export function check_account(account_id: string): void {
   if (!is_uuid(account_id)) {
     throw new TypeError("account_id must be a UUID");
   }

@@ -34,16 +34,16 @@ export interface DocumentTextSettings {
 }
 
 /**
- * The per-document face of a font: it records which glyphs the document
- * uses and for which characters, so `font_embedding.ts` writes only those.
- */
-/**
  * The Han hint of each document, by its text settings, which all fonts of
  * the document share: the document's text is serialized and searched once,
  * not once per font.
  */
 const han_hints = new WeakMap<DocumentTextSettings, string | undefined>();
 
+/**
+ * The per-document face of a font: it records which glyphs the document
+ * uses and for which characters, so `font_embedding.ts` writes only those.
+ */
 export class DocumentFont {
   readonly prepared: PreparedFont;
   /**
@@ -52,8 +52,8 @@ export class DocumentFont {
    */
   readonly to_unicode: Record<number, number | string> = {};
   /**
-   * Script fonts only: the document's CIDs, by glyph id and text (`gid\0text`). Shaped glyphs are shared
-   * between characters (Noto Sans Arabic draws the dotless base of ب ت ث ن
+   * Script fonts only: the document's CIDs, by glyph id and text
+   * (`gid\0text`). Shaped glyphs are shared between characters (Noto Sans Arabic draws the dotless base of ب ت ث ن
    * ي once and adds the dots as marks), so one glyph can stand for
    * different text. Each distinct (glyph, text) pair gets a CID of its own;
    * `/CIDToGIDMap` maps CIDs to the font's glyph ids, which stay as the

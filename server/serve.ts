@@ -69,6 +69,11 @@ export interface RunningServer {
   /** Most connections open at once (`MAX_CONNECTIONS` or its default). */
   connection_cap: ConnectionCap;
   /**
+   * Resolves once the charges of the answers delivered so far are recorded
+   * (each is recorded just after its body ends).
+   */
+  settled(): Promise<void>;
+  /**
    * Stops accepting, answers the requests already received (with
    * `Connection: close`), closes the database. Resolves true when every
    * request in flight was answered within `SHUTDOWN_TIMEOUT_MS`.
@@ -151,6 +156,7 @@ export async function start_server(
     database,
     handler,
     connection_cap: cap,
+    settled: () => settlements.all_settled(),
     shutdown() {
       closing ??= stop_server(config, stop, owns_database);
       return closing;

@@ -140,6 +140,8 @@ Deno.test("R invoices left: exactly R distinct invoices get through whatever the
         );
         assertEquals(ok.filter((o) => !o.replayed).length, 1);
       }
+      // A charge is recorded just after its answer's body ends.
+      for (const server of instances.servers) await server.server.settled();
       assertEquals(
         await used_now(instances.database, account_id),
         STARTER_LIMIT,

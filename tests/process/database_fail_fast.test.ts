@@ -164,6 +164,19 @@ async function poll_readyz(outage: Outage, ms: number): Promise<Answer[]> {
   return answers;
 }
 
+/**
+ * Whether `/readyz` answers 200 within `ms` once `/generate` has: a
+ * connection of the outage that fails late may take one more probe.
+ */
+async function ready_within(outage: Outage, ms: number): Promise<boolean> {
+  const until = performance.now() + ms;
+  do {
+    if ((await readyz_once(outage)).status === 200) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } while (performance.now() < until);
+  return false;
+}
+
 /** Waits until `/generate` answers 200 again; returns how long it took. */
 async function recovery_ms(outage: Outage, limit_ms: number): Promise<number> {
   const started = performance.now();
@@ -272,7 +285,10 @@ Deno.test({
       assert(during.length >= 40, `503s came quickly: ${summary(during)}`);
       assert_unavailable(readyz, READYZ_BOUND_MS);
       assert(recovered < 10_000, `recovered in ${recovered} ms`);
-      assertEquals((await readyz_once(outage)).status, 200);
+      assert(
+        await ready_within(outage, READYZ_BOUND_MS),
+        `/readyz 200 within ${READYZ_BOUND_MS} ms of the recovery`,
+      );
     } finally {
       await outage.close();
     }
@@ -309,7 +325,10 @@ Deno.test({
       assert_unavailable(during, STALLED_BOUND_MS);
       assert_unavailable(readyz, READYZ_BOUND_MS);
       assert(recovered < 10_000, `recovered in ${recovered} ms`);
-      assertEquals((await readyz_once(outage)).status, 200);
+      assert(
+        await ready_within(outage, READYZ_BOUND_MS),
+        `/readyz 200 within ${READYZ_BOUND_MS} ms of the recovery`,
+      );
     } finally {
       await outage.close();
     }

@@ -61,50 +61,55 @@ function with_address<T extends { address?: string | string[] }>(
   return { ...rest, ...address_fields(address) };
 }
 
+// Keys set one by one in the order a spread of the parts would give them
+// (the legacy request hash is the invoice's JSON text): no intermediate
+// objects per line, which a 1,000-line invoice notices.
 function normalize_item(item: ParsedItem, line: LineResult): InvoiceLineItem {
-  const {
-    description,
-    quantity,
-    rate,
-    unit_price,
-    amount: _amount,
-    tax_rate: _tax_rate,
-    tax_category: _tax_category,
-    unit,
-    item_id,
-    buyer_item_id,
-    base_quantity,
-    gross_rate,
-    discounts: _discounts,
-    charges: _charges,
-    ...details
-  } = item;
-  return {
-    description,
-    quantity,
-    rate: format_decimal((rate ?? unit_price) as number),
+  const out: Record<string, unknown> = {
+    description: item.description,
+    quantity: item.quantity,
+    rate: format_decimal((item.rate ?? item.unit_price) as number),
     amount: format_cents(line.cents),
-    ...(unit ? { unit } : {}),
-    ...(item_id ? { item_id } : {}),
-    ...(buyer_item_id ? { buyer_item_id } : {}),
-    ...(line.tax
-      ? {
-        tax_category: line.tax.category,
-        tax_rate: format_rate(line.tax.rate),
-      }
-      : {}),
-    ...optional("base_quantity", base_quantity !== undefined, base_quantity),
-    ...(gross_rate !== undefined
-      ? {
-        gross_rate: format_decimal(gross_rate),
-        price_discount: line.price_discount,
-      }
-      : {}),
-    ...optional("discounts", line.discounts.length, line.discounts),
-    ...optional("charges", line.charges.length, line.charges),
-    ...details,
   };
+  if (item.unit) out.unit = item.unit;
+  if (item.item_id) out.item_id = item.item_id;
+  if (item.buyer_item_id) out.buyer_item_id = item.buyer_item_id;
+  if (line.tax) {
+    out.tax_category = line.tax.category;
+    out.tax_rate = format_rate(line.tax.rate);
+  }
+  if (item.base_quantity !== undefined) out.base_quantity = item.base_quantity;
+  if (item.gross_rate !== undefined) {
+    out.gross_rate = format_decimal(item.gross_rate);
+    out.price_discount = line.price_discount;
+  }
+  if (line.discounts.length) out.discounts = line.discounts;
+  if (line.charges.length) out.charges = line.charges;
+  for (const key in item) {
+    if (!NORMALIZED_ITEM_KEYS.has(key)) {
+      out[key] = (item as Record<string, unknown>)[key];
+    }
+  }
+  return out as unknown as InvoiceLineItem;
 }
+
+/** Item fields that {@linkcode normalize_item} writes itself (or drops). */
+const NORMALIZED_ITEM_KEYS = new Set([
+  "description",
+  "quantity",
+  "rate",
+  "unit_price",
+  "amount",
+  "tax_rate",
+  "tax_category",
+  "unit",
+  "item_id",
+  "buyer_item_id",
+  "base_quantity",
+  "gross_rate",
+  "discounts",
+  "charges",
+]);
 
 function normalize_payment(
   payment: NonNullable<ParsedRequest["payment"]>,

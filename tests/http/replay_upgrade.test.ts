@@ -9,6 +9,7 @@ import { assert, assertEquals, assertNotEquals } from "../assert.ts";
 import { sql } from "drizzle-orm";
 import { start_test_server } from "../helpers/test_server.ts";
 import { full_invoice } from "../fixtures/invoices.ts";
+import { every_term_invoice } from "../fixtures/einvoice_terms.ts";
 import { query_rows } from "../../db/_util.ts";
 import { GenerateRequestSchema, type Invoice } from "../../contract/mod.ts";
 import {
@@ -53,6 +54,47 @@ Deno.test("request hash: versioned; fields at their default and absent optional 
   );
   // The legacy form is the unversioned hash of the invoice as written.
   assertNotEquals(legacy_request_hash(invoice, "pdf"), hash);
+});
+
+Deno.test("legacy request hash: a normalized line keeps its keys in a fixed order, its own extra terms last", () => {
+  // The legacy hash is that of the invoice's JSON text, so the order of its
+  // keys is part of what a receipt of the legacy form was written under.
+  const [first, second] = normalized(every_term_invoice()).items;
+  assertEquals(Object.keys(first!), [
+    "description",
+    "quantity",
+    "rate",
+    "amount",
+    "unit",
+    "item_id",
+    "buyer_item_id",
+    "tax_category",
+    "tax_rate",
+    "item_description",
+    "note",
+    "period",
+    "order_line_reference",
+    "accounting_reference",
+    "object_id",
+    "standard_id",
+    "classifications",
+    "origin_country",
+    "attributes",
+  ]);
+  assertEquals(Object.keys(second!), [
+    "description",
+    "quantity",
+    "rate",
+    "amount",
+    "unit",
+    "tax_category",
+    "tax_rate",
+    "base_quantity",
+    "gross_rate",
+    "price_discount",
+    "discounts",
+    "charges",
+  ]);
 });
 
 Deno.test("upgrade: a receipt written in the legacy form makes the retry a free replay, also at the limit", async () => {

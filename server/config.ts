@@ -65,6 +65,11 @@ export interface Config {
   operator_email?: string;
   /** Render workers (`RENDER_WORKERS`); 0 renders on the request thread. */
   render_workers: number;
+  /**
+   * Render workers kept running while idle (`RENDER_WORKERS_MIN`, at most
+   * `render_workers`); the others start when renders wait.
+   */
+  render_workers_min: number;
   /** Renders that may wait for a worker before new ones get 503 (`RENDER_QUEUE`). */
   render_queue: number;
   /** Longest a render may take before it is cancelled, in ms (`RENDER_TIMEOUT_MS`). */
@@ -360,6 +365,7 @@ const INTEGER_SETTINGS = {
   shutdown_timeout_ms: { min: 100, max: 3_600_000, fallback: 25_000 },
   session_ttl_hours: { min: 1, max: 24 * 90, fallback: 12 },
   render_workers: { min: 0, max: 64 },
+  render_workers_min: { min: 1, max: 64, fallback: 1 },
   render_queue: { min: 1, max: 100_000, fallback: 512 },
   render_timeout_ms: { min: 100, max: 120_000, fallback: 15_000 },
   render_seconds_per_minute: { min: 1, max: 100_000, fallback: 30 },
@@ -472,6 +478,7 @@ export function load_config(
   const memory = read_request_memory(get);
   const admin_token = parse_token("ADMIN_TOKEN", get("ADMIN_TOKEN"));
   const int = <K extends IntegerKey>(key: K) => read_integer(get, key);
+  const render_workers = int("render_workers") ?? default_workers();
   return {
     port: int("port"),
     host: get("HOST") ?? "127.0.0.1",
@@ -512,7 +519,8 @@ export function load_config(
     ),
     support_email,
     operator_email,
-    render_workers: int("render_workers") ?? default_workers(),
+    render_workers,
+    render_workers_min: Math.min(int("render_workers_min"), render_workers),
     render_queue: int("render_queue"),
     render_timeout_ms: int("render_timeout_ms"),
     render_seconds_per_minute: int("render_seconds_per_minute"),

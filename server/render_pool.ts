@@ -16,6 +16,13 @@
  * {@link COLD_RENDER_ALLOWANCE_MS} more (first use of code and fonts), so
  * the service's own slowness is not taken for a slow document.
  *
+ * Workers beyond {@link RenderPoolOptions.min_workers} start on demand, when
+ * a render has to wait, one at a time, and stop after
+ * {@link RenderPoolOptions.idle_stop_ms} without work: an idle service holds
+ * one worker's memory (about 26 MB each), a busy one uses every core. A
+ * render never waits for a worker to start while another is running: it
+ * goes to whichever is free first.
+ *
  * A worker that cannot start (its modules fail to load, e.g. for want of
  * file descriptors) never takes the process down: its slot tries again
  * after 100 ms, doubling up to 5 s, and a render it had been given goes back
@@ -32,8 +39,12 @@ import type { RenderRequest, WorkerMessage } from "./render_worker.ts";
 
 /** Options of a {@link RenderPool}. */
 export interface RenderPoolOptions {
-  /** Number of workers. */
+  /** Most workers. */
   size: number;
+  /** Workers kept running while idle (default: all of them). */
+  min_workers?: number;
+  /** How long a worker beyond the minimum stays without work before it stops (default {@link IDLE_WORKER_STOP_MS}). */
+  idle_stop_ms?: number;
   /** Renders that may wait for a worker; more are refused with 503. */
   max_queue: number;
   /** Longest a render may take before it is cancelled. */
@@ -46,6 +57,9 @@ export interface RenderPoolOptions {
 
 /** Extra deadline of a worker's first render: code and fonts are cold. */
 export const COLD_RENDER_ALLOWANCE_MS = 5_000;
+
+/** How long a worker beyond the minimum idles before it stops. */
+export const IDLE_WORKER_STOP_MS = 60_000;
 
 interface Job extends DocumentRequest {
   id: number;
@@ -76,6 +90,8 @@ interface Slot {
   failed_starts: number;
   /** The next start after a failed one. */
   retry?: ReturnType<typeof setTimeout>;
+  /** Stops an idle worker beyond the minimum. */
+  idle_stop?: ReturnType<typeof setTimeout>;
 }
 
 const WORKER_URL = new URL("./render_worker.ts", import.meta.url).href;
@@ -126,14 +142,20 @@ export class RenderPool {
   #last_account: string | undefined;
   #last_failure_log = -Infinity;
 
-  /** Starts `size` workers; each prepares its fonts once. */
+  /** Starts the minimum of workers; each prepares its fonts once. */
   constructor(options: RenderPoolOptions) {
     this.#options = options;
+    const min = Math.min(options.size, options.min_workers ?? options.size);
     for (let index = 0; index < options.size; index++) {
       const slot: Slot = { ready: false, warm: false, failed_starts: 0 };
       this.#slots.push(slot);
-      this.#start(slot);
+      if (index < min) this.#start(slot);
     }
+  }
+
+  /** Workers running or starting (not those stopped for want of work). */
+  get running_workers(): number {
+    return this.#slots.filter((slot) => slot.worker || slot.retry).length;
   }
 
   /** Renders of one account that may wait while the queue is half full; past it, 429. */
@@ -227,6 +249,7 @@ export class RenderPool {
     for (const slot of this.#slots) {
       clearTimeout(slot.timer);
       clearTimeout(slot.retry);
+      clearTimeout(slot.idle_stop);
       if (slot.job) {
         this.#report_time(slot);
         slot.job.reject(shutting_down());
@@ -260,6 +283,9 @@ export class RenderPool {
         slot.ready = true;
         slot.failed_starts = 0;
         if (slot.job) this.#start_clock(slot);
+        else this.#dispatch();
+        // Started for renders that others took meanwhile.
+        if (!slot.job) this.#stop_when_idle(slot);
         return;
       }
       const reply = message;
@@ -269,6 +295,7 @@ export class RenderPool {
       this.#report_time(slot);
       slot.job = undefined;
       slot.warm = true;
+      this.#stop_when_idle(slot);
       if (reply.ok) job.resolve(reply.bytes);
       else if (reply.code === "page_limit") {
         job.reject(
@@ -416,11 +443,16 @@ export class RenderPool {
   }
 
   #dispatch(): void {
+    // A worker still starting takes a render only while none is ready:
+    // one that is ready, even busy, is likely free sooner.
+    const any_ready = this.#slots.some((slot) => slot.worker && slot.ready);
     for (const slot of this.#slots) {
       if (this.#queue.length === 0) return;
-      if (slot.job || !slot.worker) continue;
+      if (slot.job || !slot.worker || (any_ready && !slot.ready)) continue;
       const job = this.#next_job();
-      if (job === undefined) return;
+      if (job === undefined) break;
+      clearTimeout(slot.idle_stop);
+      slot.idle_stop = undefined;
       slot.job = job;
       if (slot.ready) this.#start_clock(slot);
       slot.worker.postMessage(
@@ -433,6 +465,40 @@ export class RenderPool {
         } satisfies RenderRequest,
       );
     }
+    if (this.#queue.length > 0) this.#start_one_more();
+  }
+
+  /**
+   * Renders wait: starts one stopped worker, unless one is starting
+   * already (workers are added one at a time, each a few hundred ms).
+   */
+  #start_one_more(): void {
+    if (this.#closed) return;
+    if (
+      this.#slots.some((slot) => (slot.worker && !slot.ready) || slot.retry)
+    ) {
+      return;
+    }
+    const stopped = this.#slots.find((slot) => !slot.worker);
+    if (stopped) this.#start(stopped);
+  }
+
+  /**
+   * After `slot`'s render: a worker beyond the minimum that stays without
+   * work for the idle time stops, giving its memory back.
+   */
+  #stop_when_idle(slot: Slot): void {
+    const min = this.#options.min_workers ?? this.#options.size;
+    if (min >= this.#options.size) return;
+    clearTimeout(slot.idle_stop);
+    slot.idle_stop = setTimeout(() => {
+      slot.idle_stop = undefined;
+      if (slot.job || !slot.worker || this.running_workers <= min) return;
+      slot.worker.terminate();
+      slot.worker = undefined;
+      slot.ready = false;
+      slot.warm = false;
+    }, this.#options.idle_stop_ms ?? IDLE_WORKER_STOP_MS);
   }
 }
 

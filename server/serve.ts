@@ -183,6 +183,7 @@ async function start_renderer(
     options.render_document === undefined && config.render_workers > 0
       ? new RenderPool({
         size: config.render_workers,
+        min_workers: config.render_workers_min,
         max_queue: config.render_queue,
         timeout_ms: config.render_timeout_ms,
       })

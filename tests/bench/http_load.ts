@@ -44,7 +44,7 @@
  * - `BENCH_CAPPED_V8_FLAGS`: V8 flags of an extra PostgreSQL run (50 and 200
  *   clients) with other heap limits than the start task's (default: none).
  * - `BENCH_CHROMIUM_RUNS`: measured Chromium renders (default 30; 0 skips).
- * - `RENDER_WORKERS`, `RENDER_QUEUE`, `RENDER_TIMEOUT_MS`: passed to the
+ * - `RENDER_WORKERS`, `RENDER_WORKERS_MIN`, `RENDER_QUEUE`, `RENDER_TIMEOUT_MS`: passed to the
  *   service (default: the service's own defaults).
  *
  * @module
@@ -788,7 +788,14 @@ async function bench_target(
     RATE_LIMIT_PER_MINUTE: "1000000",
     DATABASE_URL: "",
   };
-  for (const name of ["RENDER_WORKERS", "RENDER_QUEUE", "RENDER_TIMEOUT_MS"]) {
+  for (
+    const name of [
+      "RENDER_WORKERS",
+      "RENDER_WORKERS_MIN",
+      "RENDER_QUEUE",
+      "RENDER_TIMEOUT_MS",
+    ]
+  ) {
     const value = Deno.env.get(name);
     if (value) env[name] = value;
   }

@@ -163,3 +163,23 @@ Deno.test("configuration: database timeouts and the free space PGlite keeps", ()
     assertMatch((error as Error).message, new RegExp(name));
   }
 });
+
+Deno.test("configuration: render workers kept running while idle", () => {
+  assertEquals(load_config({ RENDER_WORKERS: "4" }).render_workers_min, 1);
+  assertEquals(
+    load_config({ RENDER_WORKERS: "4", RENDER_WORKERS_MIN: "3" })
+      .render_workers_min,
+    3,
+  );
+  // Never more than the workers there are.
+  assertEquals(
+    load_config({ RENDER_WORKERS: "2", RENDER_WORKERS_MIN: "8" })
+      .render_workers_min,
+    2,
+  );
+  const error = assertThrows(
+    () => load_config({ RENDER_WORKERS_MIN: "0" }),
+    ConfigError,
+  );
+  assertMatch((error as Error).message, /RENDER_WORKERS_MIN/);
+});

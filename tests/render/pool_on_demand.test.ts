@@ -1,0 +1,75 @@
+/**
+ * Render workers beyond the minimum start when renders wait and stop after
+ * the idle time: an idle service holds one worker's memory, a busy one uses
+ * them all, and every render still comes back right.
+ */
+import { assert, assertEquals } from "../assert.ts";
+import { RenderPool } from "../../server/render_pool.ts";
+import { InvoiceRequestSchema } from "../../contract/mod.ts";
+import { render_invoice_pdf } from "../../server/pdf/mod.ts";
+import { full_invoice } from "../fixtures/invoices.ts";
+
+const small = InvoiceRequestSchema.parse(full_invoice());
+
+async function until(
+  condition: () => boolean,
+  what: string,
+  ms = 10_000,
+): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!condition()) {
+    assert(performance.now() < deadline, `not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+Deno.test("render pool: one worker while idle; another starts when renders wait and stops after the idle time", async () => {
+  const pool = new RenderPool({
+    size: 2,
+    min_workers: 1,
+    idle_stop_ms: 300,
+    max_queue: 20,
+    timeout_ms: 60_000,
+  });
+  try {
+    const expected = render_invoice_pdf(small);
+    assertEquals(pool.running_workers, 1);
+    // One render at a time never waits: no second worker.
+    for (let n = 0; n < 3; n++) {
+      assertEquals(await pool.render(small), expected);
+    }
+    assertEquals(pool.running_workers, 1);
+    for (let round = 0; round < 2; round++) {
+      const renders = Array.from({ length: 8 }, () => pool.render(small));
+      // The renders that wait start the second worker at once.
+      assertEquals(pool.running_workers, 2);
+      for (const bytes of await Promise.all(renders)) {
+        assertEquals(bytes, expected);
+      }
+      await until(
+        () => pool.running_workers === 1,
+        "the second worker stops once idle",
+      );
+      assertEquals(await pool.render(small), expected);
+    }
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("render pool: without a minimum every worker starts at once and stays", async () => {
+  const pool = new RenderPool({
+    size: 2,
+    idle_stop_ms: 100,
+    max_queue: 20,
+    timeout_ms: 60_000,
+  });
+  try {
+    assertEquals(pool.running_workers, 2);
+    await Promise.all(Array.from({ length: 4 }, () => pool.render(small)));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assertEquals(pool.running_workers, 2);
+  } finally {
+    await pool.close();
+  }
+});

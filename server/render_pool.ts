@@ -283,7 +283,7 @@ export class RenderPool {
         slot.ready = true;
         slot.failed_starts = 0;
         if (slot.job) this.#start_clock(slot);
-        else this.#dispatch();
+        this.#dispatch();
         // Started for renders that others took meanwhile.
         if (!slot.job) this.#stop_when_idle(slot);
         return;

@@ -7,7 +7,7 @@ import { assert, assertEquals } from "../assert.ts";
 import { RenderPool } from "../../server/render_pool.ts";
 import { InvoiceRequestSchema } from "../../contract/mod.ts";
 import { render_invoice_pdf } from "../../server/pdf/mod.ts";
-import { full_invoice } from "../fixtures/invoices.ts";
+import { full_invoice, invoice_with_items } from "../fixtures/invoices.ts";
 
 const small = InvoiceRequestSchema.parse(full_invoice());
 
@@ -71,5 +71,55 @@ Deno.test("render pool: without a minimum every worker starts at once and stays"
     assertEquals(pool.running_workers, 2);
   } finally {
     await pool.close();
+  }
+});
+
+Deno.test("render pool: a render does not wait for a worker still starting while a running one frees up first", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "render-pool-held-" });
+  const hold = `${dir}/hold`;
+  const worker_url = new URL(
+    "../fixtures/held_render_worker.ts",
+    import.meta.url,
+  );
+  worker_url.searchParams.set("hold_while", hold);
+  const pool = new RenderPool({
+    size: 2,
+    min_workers: 1,
+    idle_stop_ms: 200,
+    max_queue: 20,
+    timeout_ms: 60_000,
+    worker_url,
+  });
+  try {
+    const expected = render_invoice_pdf(small);
+    assertEquals(await pool.render(small), expected);
+    // From now on a worker's start is held until the file goes.
+    await Deno.writeTextFile(hold, "");
+    const large = InvoiceRequestSchema.parse(invoice_with_items(300));
+    const first = pool.render(large);
+    const second = pool.render(small);
+    // The second render waits: a second worker starts, and is held. A
+    // third render comes while it starts.
+    assertEquals(pool.running_workers, 2);
+    const third = pool.render(small);
+    // The running worker takes it after the first, while the other is
+    // still starting.
+    await first;
+    const outcome = await Promise.race([
+      second.then((bytes) => bytes),
+      new Promise<"still waiting">((resolve) =>
+        setTimeout(() => resolve("still waiting"), 15_000)
+      ),
+    ]);
+    assertEquals(outcome, expected);
+    assertEquals(await third, expected);
+    await Deno.remove(hold);
+    await until(
+      () => pool.running_workers === 1,
+      "the late worker stops once idle",
+    );
+  } finally {
+    await pool.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

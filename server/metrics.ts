@@ -111,6 +111,7 @@ export class Metrics {
   #statements = new Map<string, Histogram>();
   #rejections = new Map<string, number>();
   #queue_depth: () => number = () => 0;
+  #running_workers: () => number = () => 0;
   #memory?: RequestMemory;
 
   /** Counts one answered request; `route` must be a route template, never a raw path. */
@@ -152,6 +153,11 @@ export class Metrics {
     this.#queue_depth = read;
   }
 
+  /** Sets where the number of render workers running is read from. */
+  track_running_workers(read: () => number): void {
+    this.#running_workers = read;
+  }
+
   /** Sets where the request memory budget is read from. */
   track_request_memory(memory: RequestMemory): void {
     this.#memory = memory;
@@ -185,6 +191,9 @@ export class Metrics {
       "# HELP render_queue_depth Renders waiting for a worker.",
       "# TYPE render_queue_depth gauge",
       `render_queue_depth ${this.#queue_depth()}`,
+      "# HELP render_workers_running Render workers running or starting (the others start when renders wait).",
+      "# TYPE render_workers_running gauge",
+      `render_workers_running ${this.#running_workers()}`,
       ...(this.#memory ? request_memory_lines(this.#memory) : []),
       "# HELP rejections_total Requests rejected by limits, by error code.",
       "# TYPE rejections_total counter",

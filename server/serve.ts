@@ -94,7 +94,10 @@ export async function start_server(
     interval_ms: 10 * 60 * 1000,
     now: options.now ?? (() => new Date()),
   });
-  if (pool) metrics.track_queue_depth(() => pool.queue_depth);
+  if (pool) {
+    metrics.track_queue_depth(() => pool.queue_depth);
+    metrics.track_running_workers(() => pool.running_workers);
+  }
   const memory_budget = new MemoryBudget(config.request_memory_mb * 2 ** 20, {
     anonymous_limit: config.anonymous_request_memory_mb * 2 ** 20,
   });

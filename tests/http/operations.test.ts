@@ -93,6 +93,7 @@ Deno.test("health, readiness, metrics, request ids and logs", async (t) => {
           "# TYPE http_request_duration_seconds histogram",
         );
         assertStringIncludes(metrics, "render_queue_depth");
+        assertMatch(metrics, /\nrender_workers_running [1-9]\d*\n/);
       },
     );
 

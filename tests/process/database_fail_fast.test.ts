@@ -165,8 +165,8 @@ async function poll_readyz(outage: Outage, ms: number): Promise<Answer[]> {
 }
 
 /**
- * Whether `/readyz` answers 200 within `ms` once `/generate` has: a
- * connection of the outage that fails late may take one more probe.
+ * Whether `/readyz` answers 200 within `ms` once `/generate` has: readiness
+ * follows the recovery within its bound, not always at the first ask.
  */
 async function ready_within(outage: Outage, ms: number): Promise<boolean> {
   const until = performance.now() + ms;

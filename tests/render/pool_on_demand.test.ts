@@ -3,25 +3,14 @@
  * the idle time: an idle service holds one worker's memory, a busy one uses
  * them all, and every render still comes back right.
  */
-import { assert, assertEquals } from "../assert.ts";
+import { assertEquals } from "../assert.ts";
 import { RenderPool } from "../../server/render_pool.ts";
 import { InvoiceRequestSchema } from "../../contract/mod.ts";
 import { render_invoice_pdf } from "../../server/pdf/mod.ts";
 import { full_invoice, invoice_with_items } from "../fixtures/invoices.ts";
+import { until } from "../helpers/server_metrics.ts";
 
 const small = InvoiceRequestSchema.parse(full_invoice());
-
-async function until(
-  condition: () => boolean,
-  what: string,
-  ms = 10_000,
-): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!condition()) {
-    assert(performance.now() < deadline, `not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 Deno.test("render pool: one worker while idle; another starts when renders wait and stops after the idle time", async () => {
   const pool = new RenderPool({
@@ -47,7 +36,7 @@ Deno.test("render pool: one worker while idle; another starts when renders wait 
         assertEquals(bytes, expected);
       }
       await until(
-        () => pool.running_workers === 1,
+        () => Promise.resolve(pool.running_workers === 1),
         "the second worker stops once idle",
       );
       assertEquals(await pool.render(small), expected);
@@ -115,7 +104,7 @@ Deno.test("render pool: a render does not wait for a worker still starting while
     assertEquals(await third, expected);
     await Deno.remove(hold);
     await until(
-      () => pool.running_workers === 1,
+      () => Promise.resolve(pool.running_workers === 1),
       "the late worker stops once idle",
     );
   } finally {

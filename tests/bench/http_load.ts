@@ -1033,6 +1033,10 @@ async function measure_renderer(
   return times[Math.floor(times.length / 2)];
 }
 
+// Processes per side for the V8 flags' cost, and renders in each.
+const LARGE_RENDER_ROUNDS = 7;
+const LARGE_RENDERS_PER_ROUND = 40;
+
 /** The renderer alone on the large invoice, with and without the start task's V8 flags. */
 interface LargeRendererResult {
   items: number;
@@ -1044,8 +1048,11 @@ interface LargeRendererResult {
 
 /**
  * Runs `large_render.ts` in processes of their own, alternately with the
- * last service's start-task V8 flags and without, three times each; the
- * lowest CPU per render of each.
+ * last service's start-task V8 flags and without,
+ * {@linkcode LARGE_RENDER_ROUNDS} times each; the median CPU per render of
+ * each. The same code measures up to a third apart from one process to the
+ * next here, so a lowest-of-few compares two draws of that spread rather
+ * than the flags.
  */
 async function measure_large_renderer(
   settings: Settings,
@@ -1062,6 +1069,7 @@ async function measure_large_renderer(
         ...deno_args,
         script,
         String(settings.large_items),
+        String(LARGE_RENDERS_PER_ROUND),
       ],
       stdout: "piped",
       stderr: "inherit",
@@ -1072,15 +1080,17 @@ async function measure_large_renderer(
   };
   const with_flags: number[] = [];
   const without_flags: number[] = [];
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < LARGE_RENDER_ROUNDS; round++) {
     with_flags.push(await run(flags));
     without_flags.push(await run([]));
   }
+  const median = (values: number[]) =>
+    percentile(values.toSorted((a, b) => a - b), 0.5);
   return {
     items: settings.large_items,
     v8_flags: flags.join(" ") || "(none)",
-    with_flags_cpu_ms: round(Math.min(...with_flags), 2),
-    without_flags_cpu_ms: round(Math.min(...without_flags), 2),
+    with_flags_cpu_ms: round(median(with_flags), 2),
+    without_flags_cpu_ms: round(median(without_flags), 2),
   };
 }
 
@@ -1092,7 +1102,8 @@ function format_large_renderer(
   const cost = 100 * (large.with_flags_cpu_ms / large.without_flags_cpu_ms - 1);
   const lines = [
     `Renderer alone, ${large.items}-item Unicode invoice, CPU per render ` +
-    `(all threads, lowest of 3): ${large.with_flags_cpu_ms} ms with ` +
+    `(all threads, median of ${LARGE_RENDER_ROUNDS} processes): ` +
+    `${large.with_flags_cpu_ms} ms with ` +
     `${large.v8_flags}, ${large.without_flags_cpu_ms} ms without ` +
     `(flags ${cost >= 0 ? "+" : ""}${cost.toFixed(1)}%)`,
   ];

@@ -13,6 +13,7 @@
 
 import type { Bidi } from "bidi-js";
 import type { PreparedFont } from "./prepared_font.ts";
+import { right_to_left_levels } from "./right_to_left_levels.ts";
 import {
   han_font_order,
   type HanFontId,
@@ -297,26 +298,13 @@ export function measure_line(
 const RAISES_LEVEL =
   /[\u0590-\u08ff\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\ufe70-\ufeff]|[\ud802-\ud803\ud83a-\ud83b]/;
 
-// Hebrew and Arabic letters with their marks (no digits, no number
-// signs), ASCII punctuation and spaces, no-break space, the Arabic comma,
-// semicolon and question mark. In a right-to-left paragraph such text is
-// level 1 throughout (UAX #9): without numbers, separators and terminators
-// are neutrals, and every neutral lies between right-to-left letters or
-// the paragraph's right-to-left start and end; marks take the letter
-// before them, or the start's direction.
-const RIGHT_TO_LEFT_ONLY =
-  /^[\u0591-\u05f4\u0620-\u065f\u066e-\u06d5\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e\u00a0\u060c\u061b\u061f]*$/;
-// The strong letters among them: one makes a paragraph of no stated
-// direction right-to-left.
-const RIGHT_TO_LEFT_LETTER =
-  /[\u05be\u05c0\u05c3\u05c6\u05d0-\u05f4\u0620-\u064a\u066e\u066f\u0671-\u06d5\u061b\u061f]/;
-
 /**
  * The bidi levels of a line and its paragraph level. Text without a
  * character that can raise a level, in a paragraph that is not
- * right-to-left, is level 0 throughout; right-to-left letters, marks and
- * punctuation alone, in a right-to-left paragraph, are level 1 throughout.
- * Most invoice text skips the full bidi analysis.
+ * right-to-left, is level 0 throughout; right-to-left letters with marks,
+ * digits and common punctuation, in a right-to-left paragraph, are resolved
+ * by `right_to_left_levels.ts`. Most invoice text skips the full bidi
+ * analysis.
  */
 export function embedding_levels(
   text: string,
@@ -325,12 +313,8 @@ export function embedding_levels(
   if (direction !== "rtl" && !RAISES_LEVEL.test(text)) {
     return { levels: new Uint8Array(text.length), base: 0 };
   }
-  if (
-    direction !== "ltr" && RIGHT_TO_LEFT_ONLY.test(text) &&
-    (direction === "rtl" || RIGHT_TO_LEFT_LETTER.test(text))
-  ) {
-    return { levels: new Uint8Array(text.length).fill(1), base: 1 };
-  }
+  const right_to_left = right_to_left_levels(text, direction);
+  if (right_to_left) return { levels: right_to_left, base: 1 };
   const { levels, paragraphs } = loaded_bidi().getEmbeddingLevels(
     text,
     direction,

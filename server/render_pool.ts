@@ -135,6 +135,8 @@ export class RenderTimeoutError extends ApiError {
 /** Renders invoices on a fixed set of workers. */
 export class RenderPool {
   readonly #options: RenderPoolOptions;
+  /** Workers kept running while idle: the option, at most `size`. */
+  readonly #min_workers: number;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
   #next_id = 1;
@@ -145,11 +147,14 @@ export class RenderPool {
   /** Starts the minimum of workers; each prepares its fonts once. */
   constructor(options: RenderPoolOptions) {
     this.#options = options;
-    const min = Math.min(options.size, options.min_workers ?? options.size);
+    this.#min_workers = Math.min(
+      options.size,
+      options.min_workers ?? options.size,
+    );
     for (let index = 0; index < options.size; index++) {
       const slot: Slot = { ready: false, warm: false, failed_starts: 0 };
       this.#slots.push(slot);
-      if (index < min) this.#start(slot);
+      if (index < this.#min_workers) this.#start(slot);
     }
   }
 
@@ -488,7 +493,7 @@ export class RenderPool {
    * work for the idle time stops, giving its memory back.
    */
   #stop_when_idle(slot: Slot): void {
-    const min = this.#options.min_workers ?? this.#options.size;
+    const min = this.#min_workers;
     if (min >= this.#options.size) return;
     clearTimeout(slot.idle_stop);
     slot.idle_stop = setTimeout(() => {

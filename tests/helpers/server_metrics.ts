@@ -16,12 +16,13 @@ export async function metric(
   return Number(match[1]);
 }
 
-/** Polls `condition` every 20 ms; throws naming `what` after 10 s. */
+/** Polls `condition` every 20 ms; throws naming `what` after `within_ms` (10 s). */
 export async function until(
   condition: () => Promise<boolean>,
   what: string,
+  within_ms = 10_000,
 ): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + within_ms;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -51,8 +51,42 @@ function tax_request(): Request {
   return request;
 }
 
-/** The Factur-X invoice of `einvoice_bench.ts`: 10 items, two VAT rates. */
-function factur_x_invoice(): Invoice {
+/**
+ * The seed request as an EN 16931 invoice, with what Factur-X needs beyond
+ * it: euros, postal addresses with their countries, both VAT identifiers
+ * and one VAT rate (19 %) on every line.
+ */
+function en16931_seed_request(): Request {
+  const request = seed_request();
+  request.currency = "EUR";
+  request.sender = {
+    ...(request.sender as Request),
+    address: "Hauptstraße 1",
+    city: "Berlin",
+    zip: "10115",
+    country: "DE",
+    tax_id: "DE123456789",
+  };
+  request.bill_to = {
+    ...(request.bill_to as Request),
+    address: "Rathausplatz 2",
+    city: "Köln",
+    zip: "50667",
+    country: "DE",
+    tax_id: "DE987654321",
+  };
+  request.items = (request.items as Request[]).map((item) => ({
+    ...item,
+    tax_rate: 19,
+  }));
+  return request;
+}
+
+/**
+ * The Factur-X invoice of `einvoice_bench.ts`: the German invoice with
+ * every party field, notes and payment details, 10 items, two VAT rates.
+ */
+function german_factur_x_invoice(): Invoice {
   const invoice = german_invoice();
   const [a, b] = invoice.items;
   invoice.items = Array.from({ length: 5 }, () => [a, b]).flat();
@@ -148,8 +182,14 @@ export function render_cases(): RenderCase[] {
     },
     {
       name: "factur-x",
-      what: "Factur-X: PDF/A-3 with CII XML, 2 VAT rates (German invoice)",
-      invoice: factur_x_invoice(),
+      what: "Factur-X: PDF/A-3 with CII XML; EUR, addresses, VAT IDs, 19 %",
+      invoice: parsed(en16931_seed_request()),
+      factur_x: true,
+    },
+    {
+      name: "factur-x, all fields",
+      what: "Factur-X of the German invoice: every party field, QR, 2 rates",
+      invoice: german_factur_x_invoice(),
       factur_x: true,
     },
   ];

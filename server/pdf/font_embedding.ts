@@ -18,6 +18,7 @@ import { encode_glyph_subset } from "./truetype_writer.ts";
 import {
   binary_string_to_bytes,
   bytes_to_binary_string,
+  deflate_stream,
 } from "./pdf_syntax.ts";
 
 /**
@@ -334,9 +335,9 @@ function subset_streams(
       deflateSync(subset.program, { level: 1 }),
     ),
     program_length: subset.program.length,
-    // The default level, as jsPDF's filter (ours) would deflate it.
+    // At the level of every other stream of the document.
     to_unicode: bytes_to_binary_string(
-      deflateSync(binary_string_to_bytes(subset.to_unicode)),
+      deflate_stream(binary_string_to_bytes(subset.to_unicode)),
     ),
   };
 }

@@ -14,11 +14,11 @@
  * @module
  */
 
-import { deflateSync } from "node:zlib";
 import { jsPDF, type jsPDFOptions } from "jspdf";
 import {
   binary_string_to_bytes,
   bytes_to_binary_string,
+  deflate_stream,
 } from "./pdf_syntax.ts";
 
 /** The jsPDF version this module is written against (`deno.json` pins it). */
@@ -130,7 +130,7 @@ function install_hooks(): void {
     if (only !== "FlateEncode" && only !== "/FlateEncode") {
       return original_filters(data, chain);
     }
-    const packed = deflateSync(binary_string_to_bytes(data ?? ""));
+    const packed = deflate_stream(binary_string_to_bytes(data ?? ""));
     return {
       data: bytes_to_binary_string(packed),
       reverseChain: "/FlateDecode",

@@ -18,6 +18,7 @@ import { Buffer } from "node:buffer";
 import { deflateSync } from "node:zlib";
 import { jsPDF } from "jspdf";
 import { output_hooks, type OutputHooks } from "./jspdf_fence.ts";
+import { deflate_stream } from "./pdf_syntax.ts";
 
 /** The file to embed and how it relates to the document. */
 export interface PdfAttachment {
@@ -55,7 +56,10 @@ export interface PdfA3Options {
 
 let icc_stream: string | undefined;
 
-/** The sRGB profile, deflated once per process, as a binary string. */
+/**
+ * The sRGB profile, deflated once per process (at zlib's default level: it
+ * is not deflated per document), as a binary string.
+ */
 function srgb_profile_stream(): string {
   icc_stream ??= binary(
     deflateSync(
@@ -289,7 +293,7 @@ function embed_file(
   created: string,
 ): number {
   const file_id = internal.newObject();
-  const packed = deflateSync(file.bytes);
+  const packed = deflate_stream(file.bytes);
   internal.putStream({
     data: binary(packed),
     alreadyAppliedFilters: ["/FlateDecode"],

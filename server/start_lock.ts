@@ -26,6 +26,33 @@ export const SERVING_ENTRY_POINTS = [
   "server/admin_cli.ts",
 ] as const;
 
+/**
+ * Packages that lockfile entries of serving packages name but serving never
+ * loads, left out of `start.lock` together with those entries' mention of
+ * them: each with why it is never loaded. `deno task start` would download
+ * them all (about 50 MB) for nothing.
+ */
+export const NOT_LOADED_WHEN_SERVING: Readonly<Record<string, string>> = {
+  typescript:
+    "a peer dependency of @trpc/server for its type declarations; nothing is type-checked when serving",
+  canvg:
+    "an optional dependency of jsPDF, required only by its SVG images (addSvgAsImage), which the renderer never calls",
+  "core-js": "an optional dependency of jsPDF, for canvg",
+  dompurify:
+    "an optional dependency of jsPDF, required only by its html() method, which the renderer never calls",
+  html2canvas:
+    "an optional dependency of jsPDF, required only by its html() method, which the renderer never calls",
+};
+
+/** Whether a dependency entry (`name` or `name@version…`) names a package serving never loads. */
+function never_loaded(dependency: string): boolean {
+  const at = dependency.indexOf("@", 1);
+  return Object.hasOwn(
+    NOT_LOADED_WHEN_SERVING,
+    at > 0 ? dependency.slice(0, at) : dependency,
+  );
+}
+
 /** Where the serving lockfile is, relative to the checkout. */
 export const START_LOCK_PATH = "server/start.lock";
 
@@ -110,7 +137,8 @@ function resolve_dependency(
 /**
  * `ids` and every package they need, by the lockfile: dependencies, peers and
  * the optional dependencies of every platform (Deno downloads only the ones
- * of the platform it runs on).
+ * of the platform it runs on), except the packages serving never loads
+ * ({@linkcode NOT_LOADED_WHEN_SERVING}).
  */
 export function lockfile_closure(
   lock: Lockfile,
@@ -131,14 +159,18 @@ export function lockfile_closure(
         ...locked.optionalDependencies ?? [],
         ...locked.optionalPeers ?? [],
       ]
-    ) pending.push(resolve_dependency(packages, id, dependency));
+    ) {
+      if (never_loaded(dependency)) continue;
+      pending.push(resolve_dependency(packages, id, dependency));
+    }
   }
   return needed;
 }
 
 /**
- * `lock` with only `keep` in its `npm` section and only the `npm:` specifiers
- * that resolve to them; every other section as it is.
+ * `lock` with only `keep` in its `npm` section (their mentions of packages
+ * serving never loads removed) and only the `npm:` specifiers that resolve
+ * to them; every other section as it is.
  */
 export function narrow_lockfile(lock: Lockfile, keep: Set<string>): Lockfile {
   const specifiers = Object.fromEntries(
@@ -149,9 +181,30 @@ export function narrow_lockfile(lock: Lockfile, keep: Set<string>): Lockfile {
     }),
   );
   const npm = Object.fromEntries(
-    Object.entries(lock.npm ?? {}).filter(([id]) => keep.has(id)),
+    Object.entries(lock.npm ?? {}).filter(([id]) => keep.has(id)).map((
+      [id, locked],
+    ) => [id, without_never_loaded(locked)]),
   );
   return { ...lock, specifiers, npm };
+}
+
+/** A lockfile package without its mentions of packages serving never loads. */
+function without_never_loaded(locked: LockedPackage): LockedPackage {
+  const narrowed: LockedPackage = { ...locked };
+  for (
+    const field of [
+      "dependencies",
+      "optionalDependencies",
+      "optionalPeers",
+    ] as const
+  ) {
+    const list = locked[field];
+    if (list === undefined) continue;
+    const kept = list.filter((dependency) => !never_loaded(dependency));
+    if (kept.length > 0) narrowed[field] = kept;
+    else delete narrowed[field];
+  }
+  return narrowed;
 }
 
 /** The npm packages serving needs (lockfile ids), by `deno.lock`. */

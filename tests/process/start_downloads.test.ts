@@ -2,7 +2,8 @@
  * What `deno task start` downloads: only the npm packages the serving module
  * graphs import (`main.ts`, its workers, the admin CLI) and what they depend
  * on, never the test, bench, font-building or browser packages of
- * `deno.lock`. The start task runs on a Deno cache that holds exactly those
+ * `deno.lock`, nor what serving packages name but never load (TypeScript,
+ * jsPDF's HTML and SVG helpers). The start task runs on a Deno cache that holds exactly those
  * packages, with every download sent to a loopback proxy that refuses it, and
  * serves: a PDF in scripts that need shaping (the render worker) and the API
  * reference (Swagger UI's files).
@@ -145,6 +146,10 @@ Deno.test("start downloads: deno task start serves from a cache of only the pack
     ) as Lockfile;
     const packages = await serving_packages(lock);
     assert(packages.size < Object.keys(lock.npm ?? {}).length);
+    const names = [...packages].map((id) => id.slice(0, id.indexOf("@", 1)));
+    for (const unused of ["typescript", "html2canvas", "canvg", "core-js"]) {
+      assert(!names.includes(unused), `${unused} is not needed for serving`);
+    }
     await cache_with(packages, `${root}/deno_dir`);
 
     const child = new Deno.Command(Deno.execPath(), {

@@ -9,10 +9,14 @@
  * every invoice distinct so the quota is really charged (a fresh account is
  * taken before one reaches its 10,000 a month). Then a paced run (a fixed
  * offered rate over 50 clients, latency counted from each request's
- * scheduled time) and a 300-item run. Reports p50/p95/p99 latency,
+ * scheduled time) and a 1,000-item run. Reports p50/p95/p99 latency,
  * throughput, the server's peak RSS (VmHWM), how the server's time and CPU
  * split between rendering and everything else, and a Chromium baseline for
- * the same invoice. Prints tables and writes `tests/bench/results.json`.
+ * the same invoice. Ends with every performance target (`targets.ts`) and
+ * each checkout's figure for it: the renderer's rows of each checkout
+ * (`renderer_targets.ts`) and each checkout's cold start (`cold_start.ts`)
+ * are measured for that table. Prints tables and writes
+ * `tests/bench/results.json`.
  *
  * ```sh
  * deno task bench                     # micro-benchmarks, then this
@@ -37,13 +41,16 @@
  *   measures several checkouts in one run, alternating per database,
  *   and prints a before/after table.
  * - `BENCH_CLIENTS`: closed-loop client counts (default `1,10,50,200`).
- * - `BENCH_LARGE_ITEMS`: items of the large-invoice rows (default 300; 0
- *   skips them). With them, `large_render.ts` measures the renderer alone
+ * - `BENCH_LARGE_ITEMS`: items of the large-invoice rows (default 1,000, the
+ *   targets' size; 0 skips them). With them, `large_render.ts` measures the renderer alone
  *   on that invoice, with and without the start task's V8 flags, and the
  *   1-client rows are reported as a multiple of it.
  * - `BENCH_CAPPED_V8_FLAGS`: V8 flags of an extra PostgreSQL run (50 and 200
  *   clients) with other heap limits than the start task's (default: none).
  * - `BENCH_CHROMIUM_RUNS`: measured Chromium renders (default 30; 0 skips).
+ * - `BENCH_COLD_START`: `0` skips the cold-start targets (each checkout's
+ *   committed state cloned and started with an empty Deno cache, which
+ *   downloads its packages from the npm registry).
  * - `RENDER_WORKERS`, `RENDER_WORKERS_MIN`, `RENDER_QUEUE`, `RENDER_TIMEOUT_MS`: passed to the
  *   service (default: the service's own defaults).
  *
@@ -60,6 +67,9 @@ import {
 } from "../helpers/service_process.ts";
 import { create_empty_test_database } from "../helpers/test_database.ts";
 import type { ChromiumResult } from "./chromium_baseline.ts";
+import { type ColdStart, measure_cold_start } from "./cold_start.ts";
+import type { RendererTargets } from "./renderer_targets.ts";
+import { type CheckoutFigures, format_targets } from "./targets.ts";
 import { type HttpAnswer, HttpConnection } from "./http_client.ts";
 import {
   current_rss_bytes,
@@ -171,6 +181,8 @@ interface Settings {
   /** Offered rates of the paced runs, requests/s. */
   rates: number[];
   chromium_runs: number;
+  /** Whether each checkout's cold start is measured. */
+  cold_start: boolean;
 }
 
 function read_settings(): Settings {
@@ -188,7 +200,7 @@ function read_settings(): Settings {
       env("BENCH_SERVICE_DIR"),
     ),
     clients: numbers(env("BENCH_CLIENTS") ?? "1,10,50,200"),
-    large_items: Number(env("BENCH_LARGE_ITEMS") ?? 300),
+    large_items: Number(env("BENCH_LARGE_ITEMS") ?? 1000),
     databases,
     capped_v8_flags: env("BENCH_CAPPED_V8_FLAGS") ?? "",
     accounts: Number(env("BENCH_ACCOUNTS") ?? 16),
@@ -198,6 +210,7 @@ function read_settings(): Settings {
       rate,
     ) => rate > 0),
     chromium_runs: Number(env("BENCH_CHROMIUM_RUNS") ?? 30),
+    cold_start: env("BENCH_COLD_START") !== "0",
   };
 }
 
@@ -1308,6 +1321,81 @@ async function machine_description(): Promise<Record<string, unknown>> {
   };
 }
 
+/**
+ * What the targets are read from, for each measured checkout: its HTTP
+ * rows and idle RSS from this run, the large renderer (the flags' cost
+ * counted for the last checkout, whose flags it ran with), and the
+ * renderer's rows and cold start measured now, checkout by checkout.
+ */
+async function checkout_figures(
+  settings: Settings,
+  runs: Record<string, TargetResult>,
+  large: LargeRendererResult | undefined,
+): Promise<{ label: string; figures: CheckoutFigures }[]> {
+  const checkouts: { label: string; figures: CheckoutFigures }[] = [];
+  for (const [index, service] of settings.services.entries()) {
+    const name = (database: string) =>
+      service.label ? `${service.label} ${database}` : database;
+    const own = settings.databases.map((database) => runs[name(database)])
+      .filter((run) => run !== undefined);
+    const last = index === settings.services.length - 1;
+    checkouts.push({
+      label: service.label,
+      figures: {
+        rows: own.flatMap((run) => run.levels),
+        idle_rss_mb: Object.fromEntries(
+          settings.databases.flatMap((database) => {
+            const run = runs[name(database)];
+            return run ? [[database, run.idle_rss_mb]] : [];
+          }),
+        ),
+        large_items: settings.large_items,
+        large_renderer_cpu_ms: large?.with_flags_cpu_ms,
+        flags_cost_percent: last && large
+          ? 100 * (large.with_flags_cpu_ms / large.without_flags_cpu_ms - 1)
+          : undefined,
+        renderer: await measure_renderer_rows(service.dir),
+        cold_start: settings.cold_start
+          ? await measure_cold_start(service.dir).catch((error) => {
+            console.error(
+              `cold start of ${service.dir} not measured: ${error}`,
+            );
+            return undefined as ColdStart | undefined;
+          })
+          : undefined,
+      },
+    });
+  }
+  return checkouts;
+}
+
+/**
+ * `renderer_targets.ts` for the checkout in `dir`, in a process of its
+ * own; undefined (with its error on stderr) when that process fails.
+ */
+async function measure_renderer_rows(
+  dir: string,
+): Promise<RendererTargets | undefined> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--node-modules-dir=auto",
+      "-A",
+      new URL("./renderer_targets.ts", import.meta.url).pathname,
+      dir,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const line = new TextDecoder().decode(output.stdout).trim().split("\n")
+    .pop();
+  if (!output.success || !line) {
+    console.error(`renderer rows of ${dir} not measured`);
+    return undefined;
+  }
+  return JSON.parse(line) as RendererTargets;
+}
+
 async function main(): Promise<void> {
   const settings = read_settings();
   const watchdog = setTimeout(() => {
@@ -1355,6 +1443,7 @@ async function main(): Promise<void> {
       level.mode === "closed"
     );
   const single = single_client("postgres") ?? single_client("pglite");
+  const checkouts = await checkout_figures(settings, runs, large_renderer);
   const results = {
     generated_at: started_at.toISOString(),
     machine: await machine_description(),
@@ -1429,6 +1518,11 @@ async function main(): Promise<void> {
           : ""),
     );
   }
+  console.log(
+    "\nTargets (tests/bench/README.md), each checkout measured in this run; " +
+      "met: the last one:\n",
+  );
+  console.log(format_targets(checkouts));
   console.log(`\nWrote ${RESULTS_PATH.pathname}`);
   clearTimeout(watchdog);
   Deno.removeSignalListener("SIGINT", interrupted);

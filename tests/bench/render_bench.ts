@@ -26,9 +26,9 @@ import {
   load_invoice_fonts,
   render_invoice_pdf,
 } from "../../server/pdf/mod.ts";
-import v8 from "node:v8";
 import { render_invoice_document } from "../../server/einvoice/mod.ts";
 import { render_cases, type RenderCase } from "./render_cases.ts";
+import { cpu_rounds } from "./render_rounds.ts";
 
 const LATIN = [
   "Consulting services, March 2024",
@@ -165,60 +165,21 @@ function render_case(c: RenderCase): Uint8Array {
   }).bytes;
 }
 
-function allocated_bytes(): number {
-  return (v8.getHeapStatistics() as { total_allocated_bytes?: number })
-    .total_allocated_bytes ?? NaN;
-}
-
-/**
- * CPU ms per render (process CPU time: every thread, GC included), median
- * wall ms and KB allocated per render, over `n` renders after `warmup`.
- * Rounds alternate between the cases so that other load on a shared machine
- * hits them alike; the lowest CPU of the rounds is kept.
- */
-function feature_rows(
-  cases: RenderCase[],
-  { rounds, warmup, n }: { rounds: number; warmup: number; n: number },
-): { cpu: number; median: number; kb: number; bytes: number }[] {
-  const results = cases.map((c) => ({
-    cpu: Infinity,
-    median: Infinity,
-    kb: Infinity,
-    bytes: render_case(c).length,
-  }));
-  for (let round = 0; round < rounds; round++) {
-    cases.forEach((c, i) => {
-      for (let k = 0; k < warmup; k++) render_case(c);
-      const times: number[] = [];
-      const allocated = allocated_bytes();
-      const before = process.cpuUsage();
-      for (let k = 0; k < n; k++) {
-        const start = performance.now();
-        render_case(c);
-        times.push(performance.now() - start);
-      }
-      const used = process.cpuUsage(before);
-      const kb = (allocated_bytes() - allocated) / 1024 / n;
-      times.sort((a, b) => a - b);
-      const row = results[i];
-      row.cpu = Math.min(row.cpu, (used.user + used.system) / 1000 / n);
-      row.median = Math.min(row.median, times[Math.floor(n / 2)]);
-      row.kb = Math.min(row.kb, kb);
-    });
-  }
-  return results;
-}
-
 const report: string[] = [];
 {
   const cases = render_cases();
-  const rows = feature_rows(cases, { rounds: 3, warmup: 100, n: 200 });
+  const rows = cpu_rounds(cases.map((c) => () => render_case(c)), {
+    rounds: 3,
+    warmup: 100,
+    n: 200,
+  });
   const seed_cpu = rows[0].cpu;
   report.push(
     "feature rows (CPU per render incl. GC, lowest of 3 alternating rounds):",
   );
   cases.forEach((c, i) => {
-    const { cpu, median, kb, bytes } = rows[i];
+    const { cpu, median, kb } = rows[i];
+    const bytes = render_case(c).length;
     const target = CPU_TARGETS_MS[c.name];
     report.push(
       `  ${c.name.padEnd(20)} CPU ${cpu.toFixed(2).padStart(5)} ms ` +

@@ -1332,6 +1332,7 @@ async function checkout_figures(
   runs: Record<string, TargetResult>,
   large: LargeRendererResult | undefined,
 ): Promise<{ label: string; figures: CheckoutFigures }[]> {
+  const renderer = await renderer_rows_by_checkout(settings.services);
   const checkouts: { label: string; figures: CheckoutFigures }[] = [];
   for (const [index, service] of settings.services.entries()) {
     const name = (database: string) =>
@@ -1354,7 +1355,7 @@ async function checkout_figures(
         flags_cost_percent: last && large
           ? 100 * (large.with_flags_cpu_ms / large.without_flags_cpu_ms - 1)
           : undefined,
-        renderer: await measure_renderer_rows(service.dir),
+        renderer: renderer[index],
         cold_start: settings.cold_start
           ? await measure_cold_start(service.dir).catch((error) => {
             console.error(
@@ -1367,6 +1368,42 @@ async function checkout_figures(
     });
   }
   return checkouts;
+}
+
+/** Processes of `renderer_targets.ts` per checkout, alternated between them. */
+const RENDERER_TARGET_ROUNDS = 3;
+
+/**
+ * The renderer rows of each checkout: the median of each figure over
+ * {@linkcode RENDERER_TARGET_ROUNDS} processes, the checkouts taking turns,
+ * since one process of the same code measures up to a third off the next.
+ */
+async function renderer_rows_by_checkout(
+  services: readonly ServiceCheckout[],
+): Promise<(RendererTargets | undefined)[]> {
+  const runs: RendererTargets[][] = services.map(() => []);
+  for (let round = 0; round < RENDERER_TARGET_ROUNDS; round++) {
+    for (const [index, service] of services.entries()) {
+      const measured = await measure_renderer_rows(service.dir);
+      if (measured) runs[index].push(measured);
+    }
+  }
+  const median = (values: number[]) =>
+    percentile(values.toSorted((a, b) => a - b), 0.5);
+  return runs.map((list) => {
+    if (list.length === 0) return undefined;
+    const names = Object.keys(list[0].feature_ratios);
+    return {
+      seed_cpu_ms: median(list.map((run) => run.seed_cpu_ms)),
+      floor_cpu_ms: median(list.map((run) => run.floor_cpu_ms)),
+      feature_ratios: Object.fromEntries(
+        names.map((name) => [
+          name,
+          median(list.map((run) => run.feature_ratios[name])),
+        ]),
+      ),
+    };
+  });
 }
 
 /**
@@ -1467,6 +1504,11 @@ async function main(): Promise<void> {
         ? round(chromium.median_ms / single.p50_ms, 1)
         : undefined,
     },
+    targets: checkouts.map(({ label, figures }) => ({
+      label,
+      renderer: figures.renderer,
+      cold_start: figures.cold_start,
+    })),
   };
   await Deno.writeTextFile(RESULTS_PATH, JSON.stringify(results, null, 2));
 

@@ -70,7 +70,7 @@ export interface RunningServer {
   connection_cap: ConnectionCap;
   /**
    * Resolves once the charges of the answers delivered so far are recorded
-   * (each is recorded just after its body ends).
+   * (each within the settlement batch window after its body ends).
    */
   settled(): Promise<void>;
   /**

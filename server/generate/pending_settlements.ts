@@ -1,8 +1,9 @@
 /**
  * Settlements on their way, by account. A delivered document's charge is
- * recorded just after its answer's body ends (`delivery.ts`), so a usage
- * read of this process first waits for the account's settlements in
- * flight: a client holding the whole answer finds it in its usage.
+ * recorded shortly after its answer's body ends (`delivery.ts`, in a batch
+ * of `settle_batches.ts`), so a usage read of this process first waits for
+ * the account's settlements in flight: a client holding the whole answer
+ * finds it in its usage.
  *
  * @module
  */

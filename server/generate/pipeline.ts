@@ -14,8 +14,9 @@
  *    render that fails gives the reservation back.
  * 5. **settle**: once the body was handed to the connection the
  *    reservation is charged and the key marked done; an answer never
- *    delivered gives both back (`delivery.ts`). The charge is recorded just
- *    after the body ends, and a usage read waits for it.
+ *    delivered gives both back (`delivery.ts`). The charge is recorded
+ *    with the others due within a short window after the body ends
+ *    (`settle_batches.ts`), and a usage read waits for it.
  *
  * Each stage is an interface; `stages.ts` implements them over the
  * database. Errors are `ApiError`s with the status each stage calls for.

@@ -1,9 +1,10 @@
 /**
- * Settlements due in the same turn of the event loop reach the database as
- * one statement; one alone as the single settlement; each caller gets its
- * own outcome, and a failed statement fails each of its settlements.
+ * Settlements due within the batch window reach the database as one
+ * statement, a full batch at once; one alone as the single settlement; each
+ * caller gets its own outcome, and a failed statement fails each of its
+ * settlements.
  */
-import { assertEquals, assertRejects } from "../assert.ts";
+import { assertEquals, assertGreater, assertRejects } from "../assert.ts";
 import {
   type ChargeFields,
   create_account,
@@ -15,6 +16,7 @@ import {
 } from "../../db/mod.ts";
 import {
   SETTLE_BATCH_LIMIT,
+  SETTLE_BATCH_WINDOW_MS,
   SettleBatches,
 } from "../../server/generate/settle_batches.ts";
 import { open_test_database } from "../helpers/test_database.ts";
@@ -66,7 +68,7 @@ Deno.test("SettleBatches: one statement for the settlements due together, the si
       charges.map((charge) => batches.settle(charge)),
     );
     assertEquals(outcomes, charges.map((_, index) => index > 0));
-    // A full batch goes at once; the rest with the next turn.
+    // A full batch goes at once; the rest when the window ends.
     assertEquals(statements, [
       "ink_settle_generations",
       "ink_settle_generations",
@@ -75,6 +77,41 @@ Deno.test("SettleBatches: one statement for the settlements due together, the si
       await get_usage(database, account.id, { month: MONTH }),
       charges.length,
     );
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("SettleBatches: settlements that come due a few milliseconds apart share one statement", async () => {
+  const { database, close } = await open_test_database();
+  try {
+    const account = await create_account(database, {
+      email: "window@example.com",
+      plan: "team",
+    });
+    const charges = [1, 2, 3].map((n) => ({
+      account_id: account.id,
+      month: MONTH,
+      day: DAY,
+      request_hash: `v2:window-${n}`,
+    }));
+    for (const charge of charges) {
+      await reserve_generation(database, { ...charge, limit: 10_000 });
+    }
+    const { statements, counted } = counting(database);
+    const batches = new SettleBatches(counted);
+    const started = performance.now();
+    const settling: Promise<boolean>[] = [];
+    for (const charge of charges) {
+      settling.push(batches.settle(charge));
+      // Deliveries end in turns of their own, timers apart.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    assertEquals(await Promise.all(settling), [true, true, true]);
+    assertEquals(statements, ["ink_settle_generations"]);
+    // Not before the window of the first has passed.
+    assertGreater(performance.now() - started, SETTLE_BATCH_WINDOW_MS - 1);
+    assertEquals(await get_usage(database, account.id, { month: MONTH }), 3);
   } finally {
     await close();
   }

@@ -20,23 +20,9 @@ export interface ColdStart {
   cache_mb: number;
 }
 
-const HEALTHY_WITHIN_MS = 180_000;
+import { command_stdout } from "../helpers/command.ts";
 
-async function run(command: string, args: string[]): Promise<string> {
-  const output = await new Deno.Command(command, {
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!output.success) {
-    throw new Error(
-      `${command} ${args.join(" ")}: ${
-        new TextDecoder().decode(output.stderr)
-      }`,
-    );
-  }
-  return new TextDecoder().decode(output.stdout).trim();
-}
+const HEALTHY_WITHIN_MS = 180_000;
 
 function free_port(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -89,18 +75,34 @@ async function timed_start(
 }
 
 async function size_mb(path: string): Promise<number> {
-  const kilobytes = Number((await run("du", ["-sk", path])).split(/\s/)[0]);
+  const kilobytes = Number(
+    (await command_stdout("du", ["-sk", path])).split(/\s/)[0],
+  );
   return Math.round(kilobytes / 1024);
 }
 
 /** Measures the committed state (HEAD) of the checkout at `checkout`. */
 export async function measure_cold_start(checkout: string): Promise<ColdStart> {
-  const commit = await run("git", ["-C", checkout, "rev-parse", "HEAD"]);
+  const commit =
+    (await command_stdout("git", ["-C", checkout, "rev-parse", "HEAD"])).trim();
   const root = await Deno.makeTempDir({ prefix: "ink-cold-start-" });
   try {
     const clone = `${root}/clone`;
-    await run("git", ["clone", "--quiet", "--no-checkout", checkout, clone]);
-    await run("git", ["-C", clone, "checkout", "--quiet", "--detach", commit]);
+    await command_stdout("git", [
+      "clone",
+      "--quiet",
+      "--no-checkout",
+      checkout,
+      clone,
+    ]);
+    await command_stdout("git", [
+      "-C",
+      clone,
+      "checkout",
+      "--quiet",
+      "--detach",
+      commit,
+    ]);
     const env = { DENO_DIR: `${root}/deno_dir`, DATA_DIR: `${root}/data` };
     const first = await timed_start(clone, env);
     await first.stop();

@@ -13,25 +13,12 @@ import {
 } from "../assert.ts";
 import { pdf_info, pdf_text, qpdf_check } from "../helpers/pdf_text.ts";
 import { german_invoice } from "../fixtures/einvoices.ts";
+import { command_stdout } from "../helpers/command.ts";
 import {
   FACTUR_X_FILE_NAME,
   invoice_xml,
   render_invoice_document,
 } from "../../server/einvoice/mod.ts";
-
-async function run(command: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command(command, {
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (out.code !== 0) {
-    throw new Error(
-      `${command} failed: ${new TextDecoder().decode(out.stderr)}`,
-    );
-  }
-  return new TextDecoder().decode(out.stdout);
-}
 
 async function with_file<T>(
   bytes: Uint8Array,
@@ -54,7 +41,11 @@ type PdfObjects = Record<
 /** Every object of the file (qpdf's JSON, stream data left out). */
 function pdf_objects(bytes: Uint8Array): Promise<PdfObjects> {
   return with_file(bytes, async (path) => {
-    const text = await run("qpdf", ["--json=2", "--json-key=qpdf", path]);
+    const text = await command_stdout("qpdf", [
+      "--json=2",
+      "--json-key=qpdf",
+      path,
+    ]);
     // qpdf copies reals as written; jsPDF writes e.g. "134." in link rects.
     const json = JSON.parse(text.replace(/(\d)\.(?=[\s,\]])/g, "$1.0"));
     return json.qpdf[1] as PdfObjects;
@@ -85,11 +76,11 @@ Deno.test("Factur-X is application/pdf, qpdf-clean, PDF 1.7", async () => {
 Deno.test("pdfdetach extracts factur-x.xml byte for byte", async () => {
   await with_file(facturx.bytes, async (path) => {
     assertEquals(
-      (await run("pdfdetach", ["-list", path])).trim().split("\n"),
+      (await command_stdout("pdfdetach", ["-list", path])).trim().split("\n"),
       ["1 embedded files", `1: ${FACTUR_X_FILE_NAME}`],
     );
     const out = `${path}.xml`;
-    await run("pdfdetach", ["-save", "1", "-o", out, path]);
+    await command_stdout("pdfdetach", ["-save", "1", "-o", out, path]);
     try {
       const expected = new TextEncoder().encode(
         invoice_xml(invoice, { format: "factur-x" }),
@@ -171,7 +162,8 @@ Deno.test("attachments are associated files with /AFRelationship /Supplement bes
   const check = await qpdf_check(bytes);
   assert(check.ok, check.stdout + check.stderr);
   await with_file(bytes, async (path) => {
-    const listed = (await run("pdfdetach", ["-list", path])).trim().split("\n");
+    const listed = (await command_stdout("pdfdetach", ["-list", path])).trim()
+      .split("\n");
     assertEquals(listed[0], "3 embedded files");
     assertEquals(listed.slice(1).map((line) => line.replace(/^\d+: /, "")), [
       FACTUR_X_FILE_NAME,
@@ -179,7 +171,7 @@ Deno.test("attachments are associated files with /AFRelationship /Supplement bes
       "Übersicht.csv",
     ]);
     const out = `${path}.att`;
-    await run("pdfdetach", ["-save", "2", "-o", out, path]);
+    await command_stdout("pdfdetach", ["-save", "2", "-o", out, path]);
     try {
       assertEquals(
         new TextDecoder().decode(await Deno.readFile(out)),
@@ -269,7 +261,7 @@ Deno.test("XMP: PDF/A-3B, Factur-X extension schema, same title, author and date
   const info = await pdf_info(facturx.bytes);
   const xmp = await with_file(
     facturx.bytes,
-    (path) => run("pdfinfo", ["-meta", path]),
+    (path) => command_stdout("pdfinfo", ["-meta", path]),
   );
   assertStringIncludes(xmp, "<pdfaid:part>3</pdfaid:part>");
   assertStringIncludes(xmp, "<pdfaid:conformance>B</pdfaid:conformance>");

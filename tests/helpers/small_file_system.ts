@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { command_stdout } from "./command.ts";
 
 /** A mounted small file system. */
 export interface SmallFileSystem {
@@ -42,27 +43,19 @@ export function small_file_system_unavailable(): string | undefined {
   }
 }
 
-async function run(command: string, args: string[]): Promise<void> {
-  const output = await new Deno.Command(command, {
-    args,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!output.success) {
-    throw new Error(
-      `${command} ${args.join(" ")}: ${
-        new TextDecoder().decode(output.stderr)
-      }`,
-    );
-  }
-}
-
 /** Mounts a tmpfs of `size_mb` MiB on a new temporary directory. */
 export async function mount_small_file_system(
   size_mb: number,
 ): Promise<SmallFileSystem> {
   const path = await Deno.makeTempDir({ prefix: "ink-small-fs-" });
-  await run("mount", ["-t", "tmpfs", "-o", `size=${size_mb}m`, "tmpfs", path]);
+  await command_stdout("mount", [
+    "-t",
+    "tmpfs",
+    "-o",
+    `size=${size_mb}m`,
+    "tmpfs",
+    path,
+  ]);
   const filler = `${path}/filler`;
   const { statfsSync } = await import("node:fs");
   const free_mb = () => {
@@ -87,7 +80,7 @@ export async function mount_small_file_system(
       await Deno.remove(filler).catch(() => {});
     },
     async unmount() {
-      await run("umount", ["-l", path]);
+      await command_stdout("umount", ["-l", path]);
       await Deno.remove(path, { recursive: true });
     },
   };

@@ -57,6 +57,8 @@ export interface StartOptions {
    * production cost. Tests inject a low cost so sign-ups hash cheaply.
    */
   scrypt_params?: ScryptParams;
+  /** How long settlements gather into one statement, ms (tests; default 20). */
+  settle_window_ms?: number;
 }
 
 /** A running service. */
@@ -288,6 +290,7 @@ function create_configured_services(
     now: options.now,
     scrypt_params: options.scrypt_params,
     settlements: parts.settlements,
+    settle_window_ms: options.settle_window_ms,
   });
 }
 

@@ -72,7 +72,11 @@ export function create_generation_services(
       hint_options,
       reservation_ttl_ms,
       render_early: options.render_early,
-      settle_batches: new SettleBatches(database),
+      settle_batches: new SettleBatches(
+        database,
+        context.settlements,
+        options.settle_window_ms,
+      ),
     }),
     render,
     reservation_ttl_ms,

@@ -12,6 +12,22 @@ import type { Delivery } from "../../contract/mod.ts";
 /** The settlements in flight of this process. */
 export class PendingSettlements {
   #by_account = new Map<string, Set<Promise<void>>>();
+  /** Accounts someone waits for now, with how many wait. */
+  #awaited = new Map<string, number>();
+  #on_wait: ((account_id: string) => void) | undefined;
+
+  /**
+   * Calls `hurry` whenever a read or request starts waiting for an
+   * account's settlements, so that a batch holding them goes at once.
+   */
+  hurry_with(hurry: (account_id: string) => void): void {
+    this.#on_wait = hurry;
+  }
+
+  /** Whether something waits for `account_id`'s settlements now. */
+  awaited(account_id: string): boolean {
+    return this.#awaited.has(account_id);
+  }
 
   /** `delivery`, its outcomes counted in flight for `account_id` from their call. */
   tracked(account_id: string, delivery: Delivery): Delivery {
@@ -25,7 +41,15 @@ export class PendingSettlements {
   async settled(account_id: string): Promise<void> {
     const pending = this.#by_account.get(account_id);
     if (pending === undefined) return;
-    await Promise.allSettled([...pending]);
+    this.#awaited.set(account_id, (this.#awaited.get(account_id) ?? 0) + 1);
+    try {
+      this.#on_wait?.(account_id);
+      await Promise.allSettled([...pending]);
+    } finally {
+      const left = this.#awaited.get(account_id)! - 1;
+      if (left === 0) this.#awaited.delete(account_id);
+      else this.#awaited.set(account_id, left);
+    }
   }
 
   /** Resolves once every settlement in flight now has ended (shutdown). */

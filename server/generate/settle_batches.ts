@@ -8,12 +8,16 @@
  *
  * Why a window: every statement costs PostgreSQL a transaction and the
  * request thread a socket write whatever it carries, and the answer has
- * been delivered already, so no caller waits for its charge but a usage
- * read (`pending_settlements.ts`), which then waits the window at most.
+ * been delivered already, so nothing waits for its charge but a usage read
+ * or the account's next request (`pending_settlements.ts`). Those do not
+ * wait out the window: while something waits for an account's
+ * settlements, the batch holding them goes at once with all it gathered (a
+ * client sending its invoices one after the other waits one round trip).
  *
  * @module
  */
 import * as store from "../../db/mod.ts";
+import type { PendingSettlements } from "./pending_settlements.ts";
 
 /** Most settlements in one statement. */
 export const SETTLE_BATCH_LIMIT = 128;
@@ -35,16 +39,30 @@ export class SettleBatches {
   #waiting: Waiting[] = [];
   #flush_timer: ReturnType<typeof setTimeout> | undefined;
 
+  /**
+   * Batches for `database`; with `settlements`, a batch goes at once when
+   * something waits there for the settlements of an account in it.
+   */
   constructor(
     private readonly database: store.Database,
+    private readonly settlements?: PendingSettlements,
     private readonly window_ms = SETTLE_BATCH_WINDOW_MS,
-  ) {}
+  ) {
+    settlements?.hurry_with((account_id) => {
+      if (this.#waiting.some((w) => w.charge.account_id === account_id)) {
+        this.#flush();
+      }
+    });
+  }
 
   /** Settles `charge` with the others due within the window; true when this charged it. */
   settle(charge: store.ChargeFields): Promise<boolean> {
     const { promise, resolve, reject } = Promise.withResolvers<boolean>();
     this.#waiting.push({ charge, resolve, reject });
-    if (this.#waiting.length >= SETTLE_BATCH_LIMIT) this.#flush();
+    if (
+      this.#waiting.length >= SETTLE_BATCH_LIMIT ||
+      this.settlements?.awaited(charge.account_id)
+    ) this.#flush();
     else {
       this.#flush_timer ??= setTimeout(() => this.#flush(), this.window_ms);
     }
@@ -57,6 +75,10 @@ export class SettleBatches {
     const batch = this.#waiting;
     if (batch.length === 0) return;
     this.#waiting = [];
+    this.#send(batch);
+  }
+
+  #send(batch: Waiting[]): void {
     const settled = batch.length === 1
       ? store.settle_generation(this.database, batch[0].charge).then((one) => [
         one,

@@ -73,6 +73,8 @@ export interface ServicesOptions {
   reservation_ttl_ms?: number;
   /** Where settlements in flight are kept (shutdown waits for them); default: a new one. */
   settlements?: PendingSettlements;
+  /** How long settlements gather into one statement, ms (default `SETTLE_BATCH_WINDOW_MS`). */
+  settle_window_ms?: number;
 }
 
 /** What the service domains share, built once per `create_services`. */

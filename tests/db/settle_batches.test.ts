@@ -4,7 +4,12 @@
  * caller gets its own outcome, and a failed statement fails each of its
  * settlements.
  */
-import { assertEquals, assertGreater, assertRejects } from "../assert.ts";
+import {
+  assertEquals,
+  assertGreater,
+  assertLess,
+  assertRejects,
+} from "../assert.ts";
 import {
   type ChargeFields,
   create_account,
@@ -19,6 +24,7 @@ import {
   SETTLE_BATCH_WINDOW_MS,
   SettleBatches,
 } from "../../server/generate/settle_batches.ts";
+import { PendingSettlements } from "../../server/generate/pending_settlements.ts";
 import { open_test_database } from "../helpers/test_database.ts";
 
 const MONTH = "2030-07";
@@ -112,6 +118,70 @@ Deno.test("SettleBatches: settlements that come due a few milliseconds apart sha
     // Not before the window of the first has passed.
     assertGreater(performance.now() - started, SETTLE_BATCH_WINDOW_MS - 1);
     assertEquals(await get_usage(database, account.id, { month: MONTH }), 3);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("SettleBatches: a batch goes at once while an account's next request or a usage read waits for a settlement in it", async () => {
+  const { database, close } = await open_test_database();
+  try {
+    const [waited, other] = await Promise.all(
+      ["waited@example.com", "other@example.com"].map((email) =>
+        create_account(database, { email, plan: "team" })
+      ),
+    );
+    const charge_of = (account_id: string, n: number) => ({
+      account_id,
+      month: MONTH,
+      day: DAY,
+      request_hash: `v2:hurry-${n}`,
+    });
+    const charges = [charge_of(waited.id, 1), charge_of(other.id, 2)];
+    for (const charge of charges) {
+      await reserve_generation(database, { ...charge, limit: 10_000 });
+    }
+    const { statements, counted } = counting(database);
+    const settlements = new PendingSettlements();
+    const window_ms = 5_000;
+    const batches = new SettleBatches(counted, settlements, window_ms);
+    const deliveries = charges.map((charge) =>
+      settlements.tracked(charge.account_id, {
+        delivered: () => batches.settle(charge).then(() => {}),
+        undelivered: () => Promise.resolve(),
+      }).delivered()
+    );
+    const started = performance.now();
+    // The batch holding the waited account's settlement goes now, with the
+    // other account's settlement gathered beside it.
+    await settlements.settled(waited.id);
+    assertLess(performance.now() - started, window_ms / 2);
+    assertEquals(statements, ["ink_settle_generations"]);
+    assertEquals(await get_usage(database, waited.id, { month: MONTH }), 1);
+    assertEquals(await get_usage(database, other.id, { month: MONTH }), 1);
+    // A settlement that comes due while its account is waited for goes at
+    // once too.
+    const third = charge_of(waited.id, 3);
+    await reserve_generation(database, { ...third, limit: 10_000 });
+    const { promise: due, resolve: come_due } = Promise.withResolvers<void>();
+    const delivery = settlements.tracked(waited.id, {
+      delivered: async () => {
+        await due;
+        await batches.settle(third);
+      },
+      undelivered: () => Promise.resolve(),
+    }).delivered();
+    const waiting = settlements.settled(waited.id);
+    come_due();
+    await waiting;
+    assertLess(performance.now() - started, window_ms / 2);
+    assertEquals(statements, [
+      "ink_settle_generations",
+      "ink_settle_generation",
+    ]);
+    await Promise.all([delivery, ...deliveries]);
+    assertEquals(await get_usage(database, other.id, { month: MONTH }), 1);
+    assertEquals(await get_usage(database, waited.id, { month: MONTH }), 2);
   } finally {
     await close();
   }

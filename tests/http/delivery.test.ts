@@ -3,15 +3,19 @@
  * pull after its last chunk (never before), `undelivered` when it is
  * cancelled, exactly one of them, once; the body ends without waiting for
  * the settlement, which usage reads wait for instead; over a real
- * connection a client that left before the answer makes it `undelivered`.
+ * connection a client that left before the answer makes it `undelivered`;
+ * a client sending one invoice after the other on one key is not held by
+ * the window in which settlements gather.
  */
-import { assertEquals } from "../assert.ts";
+import { assertEquals, assertLess } from "../assert.ts";
 import {
   delivered_bytes,
   DELIVERY_CHUNK_BYTES,
   delivery_of,
 } from "../../server/generate/delivery.ts";
 import { PendingSettlements } from "../../server/generate/pending_settlements.ts";
+import { start_test_server } from "../helpers/test_server.ts";
+import { full_invoice } from "../fixtures/invoices.ts";
 
 function recorder() {
   const events: string[] = [];
@@ -172,5 +176,28 @@ Deno.test("delivered_bytes over a connection: a client that left before the answ
     assertEquals(events, ["undelivered"]);
   } finally {
     await server.shutdown();
+  }
+});
+
+Deno.test("one key, invoices one after the other: each request's wait for the previous settlement does not wait out the settlement window", async () => {
+  // A window far longer than the test's bound: a request held by it fails.
+  const window_ms = 60_000;
+  const server = await start_test_server({ settle_window_ms: window_ms });
+  try {
+    const { account_id, key } = await server.create_account({ plan: "pro" });
+    const started = performance.now();
+    for (let n = 1; n <= 3; n++) {
+      const response = await server.generate(key, {
+        ...full_invoice(),
+        invoice_number: `SEQ-${n}`,
+      });
+      assertEquals(response.status, 200);
+      await response.arrayBuffer();
+    }
+    const account = await server.admin(`/admin/accounts/${account_id}`);
+    assertEquals((await account.json()).usage.used, 3);
+    assertLess(performance.now() - started, window_ms / 2);
+  } finally {
+    await server.close();
   }
 });

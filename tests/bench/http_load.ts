@@ -1072,24 +1072,13 @@ async function measure_large_renderer(
 ): Promise<LargeRendererResult> {
   const service = settings.services[settings.services.length - 1];
   const flags = start_task_settings(service.dir).deno_args;
-  const script = new URL("./large_render.ts", import.meta.url).pathname;
   const run = async (deno_args: string[]): Promise<number> => {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--node-modules-dir=auto",
-        "-A",
-        ...deno_args,
-        script,
-        String(settings.large_items),
-        String(LARGE_RENDERS_PER_ROUND),
-      ],
-      stdout: "piped",
-      stderr: "inherit",
-    }).output();
-    const line = new TextDecoder().decode(output.stdout).trim().split("\n")
-      .pop() ?? "{}";
-    return (JSON.parse(line) as { cpu_ms: number }).cpu_ms;
+    const result = await bench_script<{ cpu_ms: number }>("large_render.ts", [
+      String(settings.large_items),
+      String(LARGE_RENDERS_PER_ROUND),
+    ], deno_args);
+    if (result === undefined) throw new Error("large_render.ts failed");
+    return result.cpu_ms;
   };
   const with_flags: number[] = [];
   const without_flags: number[] = [];
@@ -1097,8 +1086,6 @@ async function measure_large_renderer(
     with_flags.push(await run(flags));
     without_flags.push(await run([]));
   }
-  const median = (values: number[]) =>
-    percentile(values.toSorted((a, b) => a - b), 0.5);
   return {
     items: settings.large_items,
     v8_flags: flags.join(" ") || "(none)",
@@ -1388,8 +1375,6 @@ async function renderer_rows_by_checkout(
       if (measured) runs[index].push(measured);
     }
   }
-  const median = (values: number[]) =>
-    percentile(values.toSorted((a, b) => a - b), 0.5);
   return runs.map((list) => {
     if (list.length === 0) return undefined;
     const names = Object.keys(list[0].feature_ratios);
@@ -1413,24 +1398,43 @@ async function renderer_rows_by_checkout(
 async function measure_renderer_rows(
   dir: string,
 ): Promise<RendererTargets | undefined> {
+  const rows = await bench_script<RendererTargets>("renderer_targets.ts", [
+    dir,
+  ]);
+  if (rows === undefined) console.error(`renderer rows of ${dir} not measured`);
+  return rows;
+}
+
+/**
+ * Runs a script of this folder in a process of its own (`deno_args` before
+ * it, `args` after) and reads the JSON line it prints last; undefined when
+ * the process fails or prints nothing.
+ */
+async function bench_script<T>(
+  script: string,
+  args: string[],
+  deno_args: string[] = [],
+): Promise<T | undefined> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--node-modules-dir=auto",
       "-A",
-      new URL("./renderer_targets.ts", import.meta.url).pathname,
-      dir,
+      ...deno_args,
+      new URL(`./${script}`, import.meta.url).pathname,
+      ...args,
     ],
     stdout: "piped",
     stderr: "inherit",
   }).output();
   const line = new TextDecoder().decode(output.stdout).trim().split("\n")
     .pop();
-  if (!output.success || !line) {
-    console.error(`renderer rows of ${dir} not measured`);
-    return undefined;
-  }
-  return JSON.parse(line) as RendererTargets;
+  return output.success && line ? JSON.parse(line) as T : undefined;
+}
+
+/** The median of `values`. */
+function median(values: number[]): number {
+  return percentile(values.toSorted((a, b) => a - b), 0.5);
 }
 
 async function main(): Promise<void> {

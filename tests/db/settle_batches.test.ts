@@ -30,6 +30,22 @@ import { open_test_database } from "../helpers/test_database.ts";
 const MONTH = "2030-07";
 const DAY = "2030-07-09";
 
+/** A charge of `account_id` this month for the request `request_hash`. */
+function charge_of(account_id: string, request_hash: string): ChargeFields {
+  return { account_id, month: MONTH, day: DAY, request_hash };
+}
+
+/** `charges`, each reserved first, as a request's statement reserves it. */
+async function reserved(
+  database: Database,
+  charges: ChargeFields[],
+): Promise<ChargeFields[]> {
+  for (const charge of charges) {
+    await reserve_generation(database, { ...charge, limit: 10_000 });
+  }
+  return charges;
+}
+
 function counting(database: Database, fail = false) {
   const statements: string[] = [];
   const counted: Database = {
@@ -53,17 +69,13 @@ Deno.test("SettleBatches: one statement for the settlements due together, the si
       email: "batches@example.com",
       plan: "team",
     });
-    const charges: ChargeFields[] = [];
-    for (let index = 0; index < SETTLE_BATCH_LIMIT + 12; index++) {
-      const charge = {
-        account_id: account.id,
-        month: MONTH,
-        day: DAY,
-        request_hash: `v2:batches-${index}`,
-      };
-      await reserve_generation(database, { ...charge, limit: 10_000 });
-      charges.push(charge);
-    }
+    const charges = await reserved(
+      database,
+      Array.from(
+        { length: SETTLE_BATCH_LIMIT + 12 },
+        (_, index) => charge_of(account.id, `v2:batches-${index}`),
+      ),
+    );
     const { statements, counted } = counting(database);
     const batches = new SettleBatches(counted);
     assertEquals(await batches.settle(charges[0]), true);
@@ -95,15 +107,10 @@ Deno.test("SettleBatches: settlements that come due a few milliseconds apart sha
       email: "window@example.com",
       plan: "team",
     });
-    const charges = [1, 2, 3].map((n) => ({
-      account_id: account.id,
-      month: MONTH,
-      day: DAY,
-      request_hash: `v2:window-${n}`,
-    }));
-    for (const charge of charges) {
-      await reserve_generation(database, { ...charge, limit: 10_000 });
-    }
+    const charges = await reserved(
+      database,
+      [1, 2, 3].map((n) => charge_of(account.id, `v2:window-${n}`)),
+    );
     const { statements, counted } = counting(database);
     const batches = new SettleBatches(counted);
     const started = performance.now();
@@ -131,16 +138,10 @@ Deno.test("SettleBatches: a batch goes at once while an account's next request o
         create_account(database, { email, plan: "team" })
       ),
     );
-    const charge_of = (account_id: string, n: number) => ({
-      account_id,
-      month: MONTH,
-      day: DAY,
-      request_hash: `v2:hurry-${n}`,
-    });
-    const charges = [charge_of(waited.id, 1), charge_of(other.id, 2)];
-    for (const charge of charges) {
-      await reserve_generation(database, { ...charge, limit: 10_000 });
-    }
+    const charges = await reserved(database, [
+      charge_of(waited.id, "v2:hurry-1"),
+      charge_of(other.id, "v2:hurry-2"),
+    ]);
     const { statements, counted } = counting(database);
     const settlements = new PendingSettlements();
     const window_ms = 5_000;
@@ -161,8 +162,9 @@ Deno.test("SettleBatches: a batch goes at once while an account's next request o
     assertEquals(await get_usage(database, other.id, { month: MONTH }), 1);
     // A settlement that comes due while its account is waited for goes at
     // once too.
-    const third = charge_of(waited.id, 3);
-    await reserve_generation(database, { ...third, limit: 10_000 });
+    const [third] = await reserved(database, [
+      charge_of(waited.id, "v2:hurry-3"),
+    ]);
     const { promise: due, resolve: come_due } = Promise.withResolvers<void>();
     const delivery = settlements.tracked(waited.id, {
       delivered: async () => {
@@ -192,12 +194,7 @@ Deno.test("SettleBatches: a failed statement fails each settlement in it", async
   try {
     const { counted } = counting(database, true);
     const batches = new SettleBatches(counted);
-    const charge = {
-      account_id: crypto.randomUUID(),
-      month: MONTH,
-      day: DAY,
-      request_hash: "v2:lost",
-    };
+    const charge = charge_of(crypto.randomUUID(), "v2:lost");
     const settling = [1, 2, 3].map((n) =>
       batches.settle({ ...charge, request_hash: `v2:lost-${n}` })
     );

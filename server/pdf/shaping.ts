@@ -30,6 +30,11 @@ export interface ShapedRun {
   readonly y_offsets: Float64Array;
   /** Sum of the advances, in 1/1000 em. */
   readonly width: number;
+  /**
+   * For each glyph, the text it stands for in ToUnicode: its cluster's text
+   * on the cluster's first glyph in logical order, "" on the others.
+   */
+  readonly texts: readonly string[];
 }
 
 let hb: typeof HarfBuzz | undefined;
@@ -41,7 +46,7 @@ const CACHE_LIMIT = 20_000;
  * Bound on what the shaping cache holds per isolate, in approximate bytes
  * (key as UTF-16, the run's arrays, object overhead). Distinct long texts
  * would fill memory long before {@link CACHE_LIMIT} entries (a 1,000-glyph
- * run holds about 36 KB); when either bound is reached the cache starts
+ * run holds about 65 KB); when either bound is reached the cache starts
  * afresh.
  */
 export const SHAPING_CACHE_BYTES_LIMIT = 8 * 1024 * 1024;
@@ -53,8 +58,10 @@ export function shaping_cache_bytes(): number {
 }
 
 function cached_run_bytes(key: string, glyphs: number): number {
-  // Uint16 + Uint32 + three Float64 per glyph; ~300 bytes of objects.
-  return 2 * key.length + glyphs * (2 + 4 + 3 * 8) + 300;
+  // Uint16 + Uint32 + three Float64 per glyph, and its text's slot and
+  // string (a copy of up to a cluster of the key's text); ~300 bytes of
+  // objects.
+  return 4 * key.length + glyphs * (2 + 4 + 3 * 8 + 8 + 24) + 300;
 }
 
 /**
@@ -128,6 +135,7 @@ export function shape_text(
     x_offsets: new Float64Array(n),
     y_offsets: new Float64Array(n),
     width: 0,
+    texts: [] as readonly string[],
   };
   let width = 0;
   for (let i = 0; i < n; i++) {
@@ -139,6 +147,8 @@ export function shape_text(
     width += run.advances[i];
   }
   run.width = width;
+  // Kept with the run: a cached run is drawn many times, its texts found once.
+  run.texts = cluster_texts(text, run.clusters, rtl);
   // A run larger than the whole bound is not cached (and empties nothing).
   const bytes = cached_run_bytes(key, n);
   if (bytes > SHAPING_CACHE_BYTES_LIMIT) return run;
@@ -152,4 +162,36 @@ export function shape_text(
   cache.set(key, run);
   cache_bytes += bytes;
   return run;
+}
+
+/**
+ * The text each glyph stands for ({@link ShapedRun.texts}), from the glyphs'
+ * cluster offsets in `text` (visual order: right to left runs reversed).
+ */
+function cluster_texts(
+  text: string,
+  clusters: Uint32Array,
+  rtl: boolean,
+): string[] {
+  const n = clusters.length;
+  const length = text.length;
+  // A cluster ends where the next cluster (by offset) starts, or with the
+  // text. Flags and offsets per UTF-16 unit: no set, sort or map per run.
+  const flags = new Uint8Array(length + 1);
+  for (let i = 0; i < n; i++) flags[clusters[i]] = 1;
+  const end_of = new Uint32Array(length + 1);
+  let next = length;
+  for (let c = length; c >= 0; c--) {
+    end_of[c] = next;
+    if (flags[c] === 1) next = c;
+  }
+  const texts: string[] = new Array(n).fill("");
+  for (let k = 0; k < n; k++) {
+    const i = rtl ? n - 1 - k : k;
+    const c = clusters[i];
+    if (flags[c] !== 1) continue;
+    flags[c] = 2;
+    texts[i] = text.slice(c, end_of[c]);
+  }
+  return texts;
 }

@@ -57,7 +57,7 @@ export interface GlyphRun {
    * For each glyph, the text it stands for in ToUnicode ("" for the second
    * and later glyphs of a cluster).
    */
-  readonly texts: string[];
+  readonly texts: readonly string[];
 }
 
 /** A laid-out line: runs left to right, total width in 1/1000 em. */
@@ -224,27 +224,6 @@ function shaped_run(
   { font, rtl, bold }: { font: ScriptFont; rtl: boolean; bold: boolean },
 ): GlyphRun {
   const shaped = shape_text(font, text, { rtl });
-  const n = shaped.glyphs.length;
-  const length = text.length;
-  // A cluster ends where the next cluster (by offset) starts, or with the
-  // text. Flags and offsets per UTF-16 unit: no set, sort or map per run.
-  const flags = new Uint8Array(length + 1);
-  for (let i = 0; i < n; i++) flags[shaped.clusters[i]] = 1;
-  const end_of = new Uint32Array(length + 1);
-  let next = length;
-  for (let c = length; c >= 0; c--) {
-    end_of[c] = next;
-    if (flags[c] === 1) next = c;
-  }
-  // Each cluster's text goes with its first glyph (in logical order).
-  const texts: string[] = new Array(n).fill("");
-  for (let k = 0; k < n; k++) {
-    const i = rtl ? n - 1 - k : k;
-    const c = shaped.clusters[i];
-    if (flags[c] !== 1) continue;
-    flags[c] = 2;
-    texts[i] = text.slice(c, end_of[c]);
-  }
   return {
     font: font.prepared,
     fake_bold: bold,
@@ -252,7 +231,7 @@ function shaped_run(
     advances: shaped.advances,
     x_offsets: shaped.x_offsets,
     y_offsets: shaped.y_offsets,
-    texts,
+    texts: shaped.texts,
   };
 }
 

@@ -20,7 +20,7 @@ Deno.test("shaping cache: distinct long texts stay within its byte bound, repeat
   const first = shape_text(arabic, long_text(0), { rtl: true });
   assertStrictEquals(shape_text(arabic, long_text(0), { rtl: true }), first);
   let peak = 0;
-  // About 60 KB each: 300 of them would hold about 18 MB unbounded.
+  // About 175 KB each: 300 of them would hold about 50 MB unbounded.
   for (let n = 1; n <= 300; n++) {
     shape_text(arabic, long_text(n), { rtl: true });
     peak = Math.max(peak, shaping_cache_bytes());
@@ -32,4 +32,15 @@ Deno.test("shaping cache: distinct long texts stay within its byte bound, repeat
   assertEquals([...again.glyphs], [...first.glyphs]);
   assertEquals(again.width, first.width);
   assertStrictEquals(shape_text(arabic, long_text(0), { rtl: true }), again);
+});
+
+Deno.test("shaping cache: a run carries the text of each glyph, found once per cached run", async () => {
+  await load_shaping();
+  const arabic = load_script_font("arabic");
+  const text = "فاتورة لا إله";
+  const run = shape_text(arabic, text, { rtl: true });
+  assertEquals(run.texts.length, run.glyphs.length);
+  // Visual order is right to left: reversed, the texts read as written.
+  assertEquals(run.texts.toReversed().join(""), text);
+  assertStrictEquals(shape_text(arabic, text, { rtl: true }).texts, run.texts);
 });

@@ -170,3 +170,22 @@ Deno.test("per-document font subset keeps glyph ids, outlines and metrics", () =
   // Much smaller than the whole font.
   assertLess(subset.tables.get("glyf")!.length, glyf.length / 10);
 });
+
+Deno.test("encode_hex writes four hex digits per glyph id and records each glyph's character, for any length of text", () => {
+  const fonts = load_invoice_fonts();
+  for (const length of [0, 1, 7, 2048, 2049, 5000]) {
+    const font = new DocumentFont(fonts.normal);
+    const text = "Aé€z 0".repeat(Math.ceil(length / 6)).slice(0, length);
+    const expected = Array.from(
+      text,
+      (ch) =>
+        fonts.normal.code_map[ch.charCodeAt(0)].toString(16).toUpperCase()
+          .padStart(4, "0"),
+    ).join("");
+    assertEquals(font.encode_hex(text), expected, `length ${length}`);
+    for (const ch of new Set(text)) {
+      const gid = fonts.normal.code_map[ch.charCodeAt(0)];
+      assertEquals(font.to_unicode[gid], ch.charCodeAt(0));
+    }
+  }
+});

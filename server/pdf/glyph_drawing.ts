@@ -9,7 +9,7 @@
  * @module
  */
 
-import { hex4, hex4_string, type PreparedFont } from "./prepared_font.ts";
+import { hex4, type PreparedFont } from "./prepared_font.ts";
 import type { LineLayout } from "./text_layout.ts";
 
 /** Where drawn glyphs are registered: the document's font resources. */
@@ -58,19 +58,6 @@ function utf16_hex(text: string): string {
   return hex;
 }
 
-const strokes = new Map<string, string>();
-
-/** The stroke colour operator matching fill operator `fill` (`rg` → `RG`). */
-function stroke_operator(fill: string): string {
-  let stroke = strokes.get(fill);
-  if (stroke === undefined) {
-    stroke = fill.replace(/rg$/, "RG");
-    // Fill operators come from the renderer's few colours, not from input.
-    if (strokes.size < 64) strokes.set(fill, stroke);
-  }
-  return stroke;
-}
-
 /** Operators drawing `layout` (a complete marked-content sequence). */
 export function line_operators(
   layout: LineLayout,
@@ -82,7 +69,7 @@ export function line_operators(
   // ToUnicode entries in visual order instead.
   const actual = !layout.mixed;
   let ops = actual ? `/Span<</ActualText<${utf16_hex(text)}>>>BDC\n` : "";
-  const stroke = stroke_operator(fill);
+  const stroke = fill.replace(/rg$/, "RG");
   ops += `q ${fill} ${stroke} ${num(size * 0.035)} w BT\n` +
     (mirrored
       ? `-1 0 0 1 ${num(x + (layout.width * size) / 1000)} ${num(y)} Tm\n`
@@ -103,7 +90,7 @@ export function line_operators(
     let pending = 0; // adjustment (1/1000 em, TJ sign) before the next glyph
     for (let i = 0; i < run.glyphs.length; i++) {
       const gid = run.glyphs[i];
-      const code = hex4_string(record(gid, run.texts[i]));
+      const code = hex4(record(gid, run.texts[i]));
       const dx = run.x_offsets?.[i] ?? 0;
       const dy = run.y_offsets?.[i] ?? 0;
       pending -= dx;
@@ -112,8 +99,8 @@ export function line_operators(
       if (dy !== 0) {
         if (array !== "") ops += "[" + array + "] TJ\n";
         array = "";
-        ops += `${num((dy * size) / 1000)} Ts [${code}] TJ 0 Ts\n`;
-      } else array += code;
+        ops += `${num((dy * size) / 1000)} Ts [<${code}>] TJ 0 Ts\n`;
+      } else array += "<" + code + ">";
       // After the glyph the viewer advances by its /W width; the shaper's
       // advance (less the offset already applied) is what we want.
       pending = Math.round(widths[gid]) - (run.advances[i] - dx);

@@ -88,20 +88,3 @@ export function hex4(value: number): string {
   }
   return text;
 }
-
-/**
- * {@link hex4} in angle brackets, a PDF hex string showing one glyph, kept
- * like {@link hex4}'s: a glyph drawn costs no string of its own.
- */
-const hex4_strings = new Array<string | undefined>(0x10000);
-
-/** `<XXXX>`: {@link hex4} of `value` as a PDF hex string. */
-export function hex4_string(value: number): string {
-  const known = hex4_strings[value];
-  if (known !== undefined) return known;
-  const text = `<${hex4(value)}>`;
-  if (Number.isInteger(value) && value >= 0 && value <= 0xffff) {
-    hex4_strings[value] = text;
-  }
-  return text;
-}

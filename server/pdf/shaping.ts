@@ -17,6 +17,7 @@
 
 import type * as HarfBuzz from "harfbuzzjs";
 import type { ScriptFont, ScriptFontId } from "./script_fonts.ts";
+import { BoundedCache } from "./bounded_cache.ts";
 
 /** Positioned glyphs of one run, in visual (left-to-right drawing) order. */
 export interface ShapedRun {
@@ -40,21 +41,21 @@ export interface ShapedRun {
 let hb: typeof HarfBuzz | undefined;
 const fonts = new Map<ScriptFontId, HarfBuzz.Font>();
 let buffer: HarfBuzz.Buffer | undefined;
-const cache = new Map<string, ShapedRun>();
-const CACHE_LIMIT = 20_000;
 /**
  * Bound on what the shaping cache holds per isolate, in approximate bytes
  * (key as UTF-16, the run's arrays, object overhead). Distinct long texts
- * would fill memory long before {@link CACHE_LIMIT} entries (a 1,000-glyph
- * run holds about 65 KB); when either bound is reached the cache starts
- * afresh.
+ * would fill memory long before its 20,000 entries (a 1,000-glyph run
+ * holds about 65 KB).
  */
 export const SHAPING_CACHE_BYTES_LIMIT = 8 * 1024 * 1024;
-let cache_bytes = 0;
+const cache = new BoundedCache<ShapedRun>({
+  entries: 20_000,
+  bytes: SHAPING_CACHE_BYTES_LIMIT,
+});
 
 /** Approximate bytes the shaping cache holds now. */
 export function shaping_cache_bytes(): number {
-  return cache_bytes;
+  return cache.bytes;
 }
 
 function cached_run_bytes(key: string, glyphs: number): number {
@@ -149,18 +150,7 @@ export function shape_text(
   run.width = width;
   // Kept with the run: a cached run is drawn many times, its texts found once.
   run.texts = cluster_texts(text, run.clusters, rtl);
-  // A run larger than the whole bound is not cached (and empties nothing).
-  const bytes = cached_run_bytes(key, n);
-  if (bytes > SHAPING_CACHE_BYTES_LIMIT) return run;
-  if (
-    cache.size >= CACHE_LIMIT ||
-    cache_bytes + bytes > SHAPING_CACHE_BYTES_LIMIT
-  ) {
-    cache.clear();
-    cache_bytes = 0;
-  }
-  cache.set(key, run);
-  cache_bytes += bytes;
+  cache.set(key, run, cached_run_bytes(key, n));
   return run;
 }
 

@@ -13,6 +13,7 @@
 
 import type { Bidi } from "bidi-js";
 import type { PreparedFont } from "./prepared_font.ts";
+import { BoundedCache } from "./bounded_cache.ts";
 import { right_to_left_levels } from "./right_to_left_levels.ts";
 import {
   han_font_order,
@@ -48,9 +49,9 @@ export interface GlyphRun {
   readonly font: PreparedFont;
   /** Draw with fill and outline (bold in a Regular-only script font). */
   readonly fake_bold: boolean;
-  readonly glyphs: Uint16Array | number[];
+  readonly glyphs: Uint16Array | readonly number[];
   /** Advances and offsets in 1/1000 em. */
-  readonly advances: Float64Array | number[];
+  readonly advances: Float64Array | readonly number[];
   readonly x_offsets?: Float64Array;
   readonly y_offsets?: Float64Array;
   /**
@@ -62,7 +63,7 @@ export interface GlyphRun {
 
 /** A laid-out line: runs left to right, total width in 1/1000 em. */
 export interface LineLayout {
-  readonly runs: GlyphRun[];
+  readonly runs: readonly GlyphRun[];
   readonly width: number;
   /** Resolved paragraph direction. */
   readonly rtl: boolean;
@@ -246,13 +247,53 @@ function is_rtl_font(font: ScriptFont | undefined): boolean {
 }
 
 /**
+ * Laid-out lines and measured widths, per worker, by everything a layout
+ * depends on: invoices of one sender repeat their labels, parties, terms
+ * and item texts, and each line is measured before it is drawn. Layouts
+ * share their script runs' arrays with the shaping cache.
+ */
+const line_layouts = new BoundedCache<LineLayout>({
+  entries: 20_000,
+  bytes: 4 * 1024 * 1024,
+});
+const line_widths = new BoundedCache<number>({
+  entries: 20_000,
+  bytes: 2 * 1024 * 1024,
+});
+
+/** The cache key of `text` laid out with `options`. */
+function layout_key(text: string, options: TextLayoutOptions): string {
+  return `${options.latin.postscript}\u0000${options.bold ? 1 : 0}` +
+    `${options.locale ?? ""}\u0000${options.direction ?? ""}\u0000${text}`;
+}
+
+/** Approximate bytes a cached layout holds: its key, runs and glyphs. */
+function layout_bytes(key: string, layout: LineLayout): number {
+  let bytes = 2 * key.length + 300;
+  // Per glyph: its id, advance and text in the run's arrays (a script
+  // run's are the shaping cache's, kept alive by the layout).
+  for (const run of layout.runs) bytes += 150 + 64 * run.glyphs.length;
+  return bytes;
+}
+
+/**
  * Width of one line in 1/1000 em (direction does not change it, so no bidi
  * pass is needed).
  */
 export function measure_line(
-  text0: string,
+  text: string,
   options: TextLayoutOptions,
 ): number {
+  const key = layout_key(text, options);
+  let width = line_widths.get(key);
+  if (width === undefined) {
+    width = measured_width(text, options);
+    line_widths.set(key, width, 2 * key.length + 80);
+  }
+  return width;
+}
+
+function measured_width(text0: string, options: TextLayoutOptions): number {
   loaded_bidi();
   const text = without_isolates(without_bidi_marks(text0));
   let width = 0;
@@ -307,9 +348,23 @@ export function embedding_levels(
 /**
  * Lays out one line (no "\n"): bidi levels over the whole line, runs split
  * where the font or the level changes, script runs shaped, runs reordered
- * visually (UAX #9, rule L2).
+ * visually (UAX #9, rule L2). Layouts are cached: the result is shared and
+ * must not be changed.
  */
 export function layout_line(
+  text: string,
+  options: TextLayoutOptions,
+): LineLayout {
+  const key = layout_key(text, options);
+  let layout = line_layouts.get(key);
+  if (layout === undefined) {
+    layout = laid_out_line(text, options);
+    line_layouts.set(key, layout, layout_bytes(key, layout));
+  }
+  return layout;
+}
+
+function laid_out_line(
   text0: string,
   options: TextLayoutOptions,
 ): LineLayout {

@@ -69,6 +69,7 @@ import { create_empty_test_database } from "../helpers/test_database.ts";
 import type { ChromiumResult } from "./chromium_baseline.ts";
 import { type ColdStart, measure_cold_start } from "./cold_start.ts";
 import type { RendererTargets } from "./renderer_targets.ts";
+import { median, percentile } from "./stats.ts";
 import { type CheckoutFigures, format_targets } from "./targets.ts";
 import { type HttpAnswer, HttpConnection } from "./http_client.ts";
 import {
@@ -523,11 +524,6 @@ async function paced_client(
 
 function address_of(service: Service): { hostname: string; port: number } {
   return { hostname: service.url.hostname, port: Number(service.url.port) };
-}
-
-function percentile(sorted: number[], share: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
 }
 
 /**
@@ -1430,11 +1426,6 @@ async function bench_script<T>(
   const line = new TextDecoder().decode(output.stdout).trim().split("\n")
     .pop();
   return output.success && line ? JSON.parse(line) as T : undefined;
-}
-
-/** The median of `values`. */
-function median(values: number[]): number {
-  return percentile(values.toSorted((a, b) => a - b), 0.5);
 }
 
 async function main(): Promise<void> {

@@ -20,18 +20,15 @@
 import { InvoiceRequestSchema } from "../../contract/invoice.ts";
 import type { Invoice } from "../../contract/invoice_types.ts";
 import { invoice_with_items } from "../fixtures/invoices.ts";
-import { render_cases } from "./render_cases.ts";
-
-type RenderDocument = (
-  invoice: Invoice,
-  options: { format: "pdf" | "factur-x" },
-) => unknown;
+import { checkout_renderer, type RenderDocument } from "./checkout_renderer.ts";
+import { case_format, render_cases } from "./render_cases.ts";
+import { percentile } from "./stats.ts";
 
 /** One row's invoice and format, as both sides render it. */
 interface Row {
   name: string;
   invoice: Invoice;
-  factur_x: boolean;
+  format: "pdf" | "factur-x";
   /** Every item's text new on each render. */
   fresh: boolean;
 }
@@ -53,7 +50,7 @@ function rows_named(names: readonly string[]): Row[] {
     return {
       name,
       invoice,
-      factur_x: found?.factur_x ?? false,
+      format: found === undefined ? "pdf" : case_format(found),
       fresh: name.endsWith("_fresh"),
     };
   });
@@ -61,7 +58,7 @@ function rows_named(names: readonly string[]): Row[] {
 
 /** A render of `row` by `render`; fresh rows change every item's text. */
 function renderer_of(render: RenderDocument, row: Row): () => unknown {
-  const format = row.factur_x ? "factur-x" : "pdf";
+  const format = row.format;
   if (!row.fresh) return () => render(row.invoice, { format });
   let round = 0;
   return () => {
@@ -74,22 +71,6 @@ function renderer_of(render: RenderDocument, row: Row): () => unknown {
   };
 }
 
-/** The value at fraction `at` of `values` sorted. */
-export function quantile(values: readonly number[], at: number): number {
-  const sorted = values.toSorted((a, b) => a - b);
-  return sorted[Math.floor(at * (sorted.length - 1))];
-}
-
-async function checkout_renderer(dir: string): Promise<RenderDocument> {
-  const root = dir.replace(/\/$/, "");
-  // The renderer's entry loads the text layout, so every script draws.
-  await import(`${root}/server/pdf/mod.ts`);
-  const { render_invoice_document } = await import(
-    `${root}/server/einvoice/mod.ts`
-  ) as { render_invoice_document: RenderDocument };
-  return render_invoice_document;
-}
-
 if (import.meta.main) {
   const before_dir = Deno.args[0];
   if (before_dir === undefined) {
@@ -99,7 +80,7 @@ if (import.meta.main) {
   const renders = Number(Deno.env.get("RENDER_AB_RENDERS") ?? 1000);
   const sides = [
     await checkout_renderer(before_dir),
-    await checkout_renderer(new URL("../../", import.meta.url).pathname),
+    await checkout_renderer(),
   ].map((render) => rows.map((row) => renderer_of(render, row)));
   for (let warm = 0; warm < 100; warm++) {
     for (const side of sides) for (const fn of side) fn();
@@ -121,10 +102,12 @@ if (import.meta.main) {
     `wall ms per render, ${renders} alternated renders per row and side (before → after):`,
   );
   rows.forEach((row, k) => {
-    const [before, after] = times[k];
+    const [before, after] = times[k].map((side) =>
+      side.toSorted((a, b) => a - b)
+    );
     const cells = [0.25, 0.5].map((at) => {
-      const b = quantile(before, at);
-      const a = quantile(after, at);
+      const b = percentile(before, at);
+      const a = percentile(after, at);
       return `p${at * 100} ${b.toFixed(3)} → ${a.toFixed(3)} (${change(b, a)})`;
     });
     console.log(`  ${row.name.padEnd(16)} ${cells.join("   ")}`);

@@ -27,7 +27,7 @@ import {
   render_invoice_pdf,
 } from "../../server/pdf/mod.ts";
 import { render_invoice_document } from "../../server/einvoice/mod.ts";
-import { render_cases, type RenderCase } from "./render_cases.ts";
+import { case_format, render_cases, type RenderCase } from "./render_cases.ts";
 import { cpu_rounds } from "./render_rounds.ts";
 
 const LATIN = [
@@ -161,7 +161,7 @@ const CPU_TARGETS_MS: Record<string, number> = {
 
 function render_case(c: RenderCase): Uint8Array {
   return render_invoice_document(c.invoice, {
-    format: c.factur_x ? "factur-x" : "pdf",
+    format: case_format(c),
   }).bytes;
 }
 

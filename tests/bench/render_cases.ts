@@ -29,6 +29,11 @@ export interface RenderCase {
   single_feature?: boolean;
 }
 
+/** The document a row renders: its Factur-X or the plain PDF. */
+export function case_format(c: RenderCase): "pdf" | "factur-x" {
+  return c.factur_x ? "factur-x" : "pdf";
+}
+
 type Request = Record<string, unknown>;
 
 /** The seed request: `invoice_with_items(10, { unicode: true })`. */

@@ -12,9 +12,9 @@
  *
  * @module
  */
-import type { Invoice } from "../../contract/invoice_types.ts";
 import { floor_pdf } from "./floor_pdf.ts";
-import { render_cases } from "./render_cases.ts";
+import { case_format, render_cases } from "./render_cases.ts";
+import { checkout_renderer, type RenderDocument } from "./checkout_renderer.ts";
 import { cpu_rounds } from "./render_rounds.ts";
 
 /** What one run prints. */
@@ -26,11 +26,6 @@ export interface RendererTargets {
   feature_ratios: Record<string, number>;
 }
 
-type RenderDocument = (
-  invoice: Invoice,
-  options: { format: "pdf" | "factur-x" },
-) => { bytes: Uint8Array };
-
 /** Measures the rows with `render` (a checkout's `render_invoice_document`). */
 export function measure_renderer_targets(
   render: RenderDocument,
@@ -39,7 +34,7 @@ export function measure_renderer_targets(
   const seed = cases.find((c) => c.name === "seed")!;
   const features = cases.filter((c) => c.single_feature);
   const rows = [seed, ...features].map((c) => () =>
-    render(c.invoice, { format: c.factur_x ? "factur-x" : "pdf" })
+    render(c.invoice, { format: case_format(c) })
   );
   const [floor, seed_row, ...feature_rows] = cpu_rounds(
     [() => floor_pdf(seed.invoice), ...rows],
@@ -55,11 +50,6 @@ export function measure_renderer_targets(
 }
 
 if (import.meta.main) {
-  const checkout = Deno.args[0] ?? new URL("../../", import.meta.url).pathname;
-  const { render_invoice_document } = await import(
-    `${checkout.replace(/\/$/, "")}/server/einvoice/mod.ts`
-  ) as { render_invoice_document: RenderDocument };
-  console.log(
-    JSON.stringify(measure_renderer_targets(render_invoice_document)),
-  );
+  const render = await checkout_renderer(Deno.args[0]);
+  console.log(JSON.stringify(measure_renderer_targets(render)));
 }

@@ -21,15 +21,9 @@ export interface ColdStart {
 }
 
 import { command_stdout } from "../helpers/command.ts";
+import { free_port } from "../helpers/free_port.ts";
 
 const HEALTHY_WITHIN_MS = 180_000;
-
-function free_port(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 /** Starts `deno task start` in `dir`; resolves with the seconds to a healthy `/healthz`. */
 async function timed_start(

@@ -2,6 +2,7 @@
  * A private PostgreSQL cluster (initdb into a temp dir, its own port) for
  * tests that stop or break the database. The shared server is never touched.
  */
+import { free_port } from "./free_port.ts";
 
 /** A throwaway cluster. */
 export interface ThrowawayPostgres {
@@ -48,13 +49,6 @@ async function run(args: string[]): Promise<void> {
       `${args[0]} failed: ${new TextDecoder().decode(output.stderr)}`,
     );
   }
-}
-
-function free_port(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /** Creates and starts a cluster on a free loopback port. */

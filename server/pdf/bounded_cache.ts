@@ -34,6 +34,19 @@ export class BoundedCache<V> {
   }
 
   /**
+   * The value under `key`; when there is none, `compute`s it and caches it
+   * (about `bytes_of` it).
+   */
+  cached(key: string, compute: () => V, bytes_of: (value: V) => number): V {
+    let value = this.#entries.get(key);
+    if (value === undefined) {
+      value = compute();
+      this.set(key, value, bytes_of(value));
+    }
+    return value;
+  }
+
+  /**
    * Caches `value` (about `bytes`) under `key`; a value larger than the
    * whole byte bound is not kept, and empties nothing.
    */

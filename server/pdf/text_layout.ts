@@ -285,12 +285,11 @@ export function measure_line(
   options: TextLayoutOptions,
 ): number {
   const key = layout_key(text, options);
-  let width = line_widths.get(key);
-  if (width === undefined) {
-    width = measured_width(text, options);
-    line_widths.set(key, width, 2 * key.length + 80);
-  }
-  return width;
+  return line_widths.cached(
+    key,
+    () => measured_width(text, options),
+    () => 2 * key.length + 80,
+  );
 }
 
 function measured_width(text0: string, options: TextLayoutOptions): number {
@@ -356,12 +355,11 @@ export function layout_line(
   options: TextLayoutOptions,
 ): LineLayout {
   const key = layout_key(text, options);
-  let layout = line_layouts.get(key);
-  if (layout === undefined) {
-    layout = laid_out_line(text, options);
-    line_layouts.set(key, layout, layout_bytes(key, layout));
-  }
-  return layout;
+  return line_layouts.cached(
+    key,
+    () => laid_out_line(text, options),
+    (layout) => layout_bytes(key, layout),
+  );
 }
 
 function laid_out_line(

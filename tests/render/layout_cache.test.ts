@@ -78,3 +78,11 @@ Deno.test("bounded cache: starts afresh at its entry or byte bound and keeps not
     10,
   ]);
 });
+
+Deno.test("bounded cache: cached computes a missing value once and counts its bytes", () => {
+  const cache = new BoundedCache<string>({ entries: 10, bytes: 100 });
+  let computed = 0;
+  const value = () =>
+    cache.cached("k", () => `v${++computed}`, (v) => v.length);
+  assertEquals([value(), value(), computed, cache.bytes], ["v1", "v1", 1, 2]);
+});

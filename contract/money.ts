@@ -13,6 +13,30 @@ export interface Decimal {
   scale: number;
 }
 
+// 10^0 … 10^15, each exact as a double.
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, power) => 10 ** power);
+// Below this many units, the rounding interval of a double spans less than
+// a quarter unit: at most one decimal of a given scale lies in it.
+const SCALED_UNITS_BOUND = 1e15;
+
+/**
+ * The decimal of a number with up to 15 significant digits, found without
+ * writing it out: the smallest scale whose rounded multiple divides back to
+ * the very same double. That multiple is the only decimal of its scale in
+ * the double's rounding interval (the bound keeps the interval under a
+ * quarter unit), and no shorter one round-trips, so it is the shortest form
+ * `String` writes. Larger or longer numbers: undefined.
+ */
+function scaled_decimal(value: number): Decimal | undefined {
+  for (let scale = 1; scale < POWERS_OF_TEN.length; scale++) {
+    const power = POWERS_OF_TEN[scale];
+    const units = Math.round(value * power);
+    if (Math.abs(units) >= SCALED_UNITS_BOUND) return undefined;
+    if (units / power === value) return { units: BigInt(units), scale };
+  }
+  return undefined;
+}
+
 /** Parses a finite JS number into an exact decimal of its shortest form. */
 export function decimal_from_number(value: number): Decimal {
   // Amounts and quantities are parsed for every line of every request:
@@ -21,6 +45,8 @@ export function decimal_from_number(value: number): Decimal {
   if (!Number.isFinite(value)) {
     throw new RangeError("not a finite number");
   }
+  const scaled = scaled_decimal(value);
+  if (scaled !== undefined) return scaled;
   const text = String(value);
   const dot = text.indexOf(".");
   if (dot > 0 && !text.includes("e")) {

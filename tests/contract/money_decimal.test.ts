@@ -23,7 +23,7 @@ function reference(value: number): { units: bigint; scale: number } {
 }
 
 function random_number(random: () => number): number {
-  const kind = Math.floor(random() * 6);
+  const kind = Math.floor(random() * 7);
   const sign = random() < 0.3 ? -1 : 1;
   switch (kind) {
     case 0: // whole numbers, small and large
@@ -36,6 +36,10 @@ function random_number(random: () => number): number {
       return sign * random() * 10 ** -(7 + Math.floor(random() * 10));
     case 4: // huge values, beyond safe integers
       return sign * random() * 10 ** (16 + Math.floor(random() * 10));
+    case 5: // decimals of 14 to 17 significant digits, around the scaled path's bound
+      return sign *
+        Math.floor(random() * 10 ** (14 + Math.floor(random() * 4))) /
+        10 ** (1 + Math.floor(random() * 12));
     default: // any double
       return sign * random() * 10 ** (Math.floor(random() * 30) - 15);
   }

@@ -4,6 +4,7 @@ import {
   JsonDepthScanner,
   within_json_depth,
 } from "../../server/json_depth.ts";
+import { seeded_random } from "../helpers/random.ts";
 
 const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 
@@ -40,4 +41,54 @@ Deno.test("json depth: chunks split anywhere give the same answer", () => {
   const scanner = new JsonDepthScanner();
   assert(scanner.push(deep.subarray(0, 64)));
   assertEquals(scanner.push(deep.subarray(64, 65)), false);
+});
+
+// The nesting depth reached, byte by byte: what the scanner must agree with.
+function deepest_by_bytes(bytes: Uint8Array): number {
+  let depth = 0;
+  let deepest = 0;
+  let in_string = false;
+  let escaped = false;
+  for (const byte of bytes) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (byte === 0x5c) escaped = true;
+      else if (byte === 0x22) in_string = false;
+    } else if (byte === 0x22) in_string = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      deepest = Math.max(deepest, ++depth);
+    } else if ((byte === 0x5d || byte === 0x7d) && depth > 0) depth--;
+  }
+  return deepest;
+}
+
+Deno.test("json depth: strings of quotes and backslashes, cut into random chunks, agree with a byte-by-byte reading", () => {
+  const random = seeded_random(20261127);
+  const alphabet = ['"', "\\", "[", "]", "{", "}", "a", "ü", ","];
+  for (let round = 0; round < 2_000; round++) {
+    const length = 1 + Math.floor(random() * 40);
+    const text = Array.from(
+      { length },
+      () => alphabet[Math.floor(random() * alphabet.length)],
+    ).join("");
+    const bytes = new TextEncoder().encode(text);
+    const deepest = deepest_by_bytes(bytes);
+    const limit = Math.max(0, deepest - Math.floor(random() * 2));
+    const scanner = new JsonDepthScanner(limit);
+    let within = true;
+    let at = 0;
+    while (at < bytes.length && within) {
+      const next = Math.min(
+        bytes.length,
+        at + Math.floor(random() * 6),
+      );
+      within = scanner.push(bytes.subarray(at, next));
+      at = next;
+    }
+    assertEquals(
+      within,
+      deepest <= limit,
+      `${JSON.stringify(text)} limit ${limit}`,
+    );
+  }
 });

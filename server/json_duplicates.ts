@@ -4,18 +4,27 @@
  * bodies are rejected instead.
  */
 
+// Keys of an object compared one by one before a set is built for them:
+// most objects of a request have a handful.
+const KEYS_COMPARED_IN_TURN = 8;
+
 /**
- * The open arrays and objects, innermost last, as parallel stacks: no
- * allocation per level beyond a set for objects with two keys or more.
+ * The open arrays and objects, as parallel per-level entries (level 0
+ * outermost, `depth` of them open). A level's entries are reused by the
+ * next array or object opened at that level, so the scan allocates only
+ * for the first object at each level and for objects with many keys.
  */
 interface Nesting {
+  depth: number;
   /** True for an object, false for an array. */
   is_object: boolean[];
   /** Index of the current element (array) or keys seen so far (object). */
   count: number[];
   /** The key whose value is being read (objects). */
   last_key: string[];
-  /** The keys seen, once an object has a second one. */
+  /** An object's first keys, while it has at most KEYS_COMPARED_IN_TURN. */
+  first_keys: string[][];
+  /** Every key of an object that has more. */
   keys: (Set<string> | undefined)[];
 }
 
@@ -26,7 +35,7 @@ interface Nesting {
  */
 function path_of(nesting: Nesting): string {
   let path = "";
-  for (let level = 0; level < nesting.is_object.length - 1; level++) {
+  for (let level = 0; level < nesting.depth - 1; level++) {
     if (nesting.is_object[level]) {
       const key = nesting.last_key[level];
       path = path === "" ? key : `${path}.${key}`;
@@ -37,18 +46,36 @@ function path_of(nesting: Nesting): string {
   return path;
 }
 
+/** Opens an array or object one level deeper. */
+function open_level(nesting: Nesting, is_object: boolean): void {
+  const level = nesting.depth++;
+  nesting.is_object[level] = is_object;
+  nesting.count[level] = 0;
+  nesting.last_key[level] = "";
+  nesting.keys[level] = undefined;
+  nesting.first_keys[level] ??= [];
+}
+
 /** Records `key` in the innermost object; false when it was there already. */
 function add_key(nesting: Nesting, key: string): boolean {
-  const top = nesting.is_object.length - 1;
+  const top = nesting.depth - 1;
   const count = nesting.count[top];
-  if (count > 0) {
-    let keys = nesting.keys[top];
-    if (!keys) {
-      keys = new Set([nesting.last_key[top]]);
-      nesting.keys[top] = keys;
-    }
+  const first_keys = nesting.first_keys[top];
+  let keys = nesting.keys[top];
+  if (keys) {
     if (keys.has(key)) return false;
     keys.add(key);
+  } else {
+    for (let index = 0; index < count; index++) {
+      if (first_keys[index] === key) return false;
+    }
+    if (count < KEYS_COMPARED_IN_TURN) {
+      first_keys[count] = key;
+    } else {
+      keys = new Set(first_keys);
+      keys.add(key);
+      nesting.keys[top] = keys;
+    }
   }
   nesting.count[top] = count + 1;
   nesting.last_key[top] = key;
@@ -79,7 +106,14 @@ function string_end(text: string, start: number): number {
  * One pass over the text: each key is decoded once and looked up once.
  */
 export function find_duplicate_key(text: string): string | undefined {
-  const nesting: Nesting = { is_object: [], count: [], last_key: [], keys: [] };
+  const nesting: Nesting = {
+    depth: 0,
+    is_object: [],
+    count: [],
+    last_key: [],
+    first_keys: [],
+    keys: [],
+  };
   // After `{` or `,` inside an object, the next string is a key.
   let expecting_key = false;
   let i = 0;
@@ -99,19 +133,13 @@ export function find_duplicate_key(text: string): string | undefined {
       }
     } else if (char === 0x7b /* { */ || char === 0x5b /* [ */) {
       const is_object = char === 0x7b;
-      nesting.is_object.push(is_object);
-      nesting.count.push(0);
-      nesting.last_key.push("");
-      nesting.keys.push(undefined);
+      open_level(nesting, is_object);
       expecting_key = is_object;
     } else if (char === 0x7d /* } */ || char === 0x5d /* ] */) {
-      nesting.is_object.pop();
-      nesting.count.pop();
-      nesting.last_key.pop();
-      nesting.keys.pop();
+      if (nesting.depth > 0) nesting.depth--;
       expecting_key = false;
     } else if (char === 0x2c /* , */) {
-      const top = nesting.is_object.length - 1;
+      const top = nesting.depth - 1;
       if (top >= 0 && nesting.is_object[top]) expecting_key = true;
       else if (top >= 0) nesting.count[top] += 1;
     }

@@ -64,6 +64,23 @@ Deno.test("find_duplicate_key ends each string at its closing quote, however man
   }
 });
 
+Deno.test("find_duplicate_key finds a repeated key among few or many keys, and forgets an object's keys once it closes", () => {
+  for (let count = 1; count <= 20; count++) {
+    const keys = Array.from({ length: count }, (_, index) => `k${index}`);
+    const fields = keys.map((key, index) => `"${key}": ${index}`);
+    const object = `{${fields.join(", ")}}`;
+    assertEquals(find_duplicate_key(object), undefined, object);
+    for (const repeated of keys) {
+      const twice = `{${fields.join(", ")}, "${repeated}": 0}`;
+      assertEquals(find_duplicate_key(twice), repeated, twice);
+      const nested = `{"a": [${object}, {"x": 1, "${repeated}": 2}], "b": ${
+        twice.replace('"k0": 0', '"k0": {"k0": 1}')
+      }}`;
+      assertEquals(find_duplicate_key(nested), `b.${repeated}`, nested);
+    }
+  }
+});
+
 /** The fastest of a few runs of `scan` (after one to warm up), in ms. */
 function best_time(scan: () => void): number {
   scan();

@@ -1046,73 +1046,103 @@ async function measure_renderer(
 const LARGE_RENDER_ROUNDS = 7;
 const LARGE_RENDERS_PER_ROUND = 40;
 
-/** The renderer alone on the large invoice, with and without the start task's V8 flags. */
+/**
+ * The renderer alone on the large invoice: each measured checkout's with
+ * its start task's V8 flags, and the last one's without them too.
+ */
 interface LargeRendererResult {
   items: number;
+  /** CPU ms per render, every thread, per checkout (as `settings.services`). */
+  with_flags_cpu_ms: number[];
+  /** The last checkout's start-task V8 flags. */
   v8_flags: string;
-  /** CPU ms per render, every thread, with the flags and without. */
-  with_flags_cpu_ms: number;
+  /** The last checkout's renderer without them. */
   without_flags_cpu_ms: number;
 }
 
 /**
- * Runs `large_render.ts` in processes of their own, alternately with the
- * last service's start-task V8 flags and without,
- * {@linkcode LARGE_RENDER_ROUNDS} times each; the median CPU per render of
- * each. The same code measures up to a third apart from one process to the
- * next here, so a lowest-of-few compares two draws of that spread rather
- * than the flags.
+ * Runs `large_render.ts` in processes of their own, in turns: each
+ * checkout's renderer with its start task's V8 flags, then the last one's
+ * without, {@linkcode LARGE_RENDER_ROUNDS} times each; the median CPU per
+ * render of each. The same code measures up to a third apart from one
+ * process to the next here, so a lowest-of-few compares two draws of that
+ * spread rather than the code or the flags.
  */
 async function measure_large_renderer(
   settings: Settings,
 ): Promise<LargeRendererResult> {
-  const service = settings.services[settings.services.length - 1];
-  const flags = start_task_settings(service.dir).deno_args;
-  const run = async (deno_args: string[]): Promise<number> => {
+  const last = settings.services[settings.services.length - 1];
+  const run = async (dir: string, deno_args: string[]): Promise<number> => {
     const result = await bench_script<{ cpu_ms: number }>("large_render.ts", [
       String(settings.large_items),
       String(LARGE_RENDERS_PER_ROUND),
+      dir,
     ], deno_args);
-    if (result === undefined) throw new Error("large_render.ts failed");
+    if (result === undefined) {
+      throw new Error(`large_render.ts of ${dir} failed`);
+    }
     return result.cpu_ms;
   };
-  const with_flags: number[] = [];
+  const with_flags: number[][] = settings.services.map(() => []);
   const without_flags: number[] = [];
   for (let round = 0; round < LARGE_RENDER_ROUNDS; round++) {
-    with_flags.push(await run(flags));
-    without_flags.push(await run([]));
+    for (const [index, service] of settings.services.entries()) {
+      const flags = start_task_settings(service.dir).deno_args;
+      with_flags[index].push(await run(service.dir, flags));
+    }
+    without_flags.push(await run(last.dir, []));
   }
   return {
     items: settings.large_items,
-    v8_flags: flags.join(" ") || "(none)",
-    with_flags_cpu_ms: round(median(with_flags), 2),
+    with_flags_cpu_ms: with_flags.map((list) => round(median(list), 2)),
+    v8_flags: start_task_settings(last.dir).deno_args.join(" ") || "(none)",
     without_flags_cpu_ms: round(median(without_flags), 2),
   };
 }
 
-/** The large-invoice targets: flags' cost, and HTTP ÷ renderer per target. */
+/** The large-invoice targets: flags' cost, and HTTP ÷ each checkout's renderer. */
 function format_large_renderer(
   large: LargeRendererResult,
   levels: LevelResult[],
+  services: readonly ServiceCheckout[],
 ): string {
-  const cost = 100 * (large.with_flags_cpu_ms / large.without_flags_cpu_ms - 1);
+  const last = large.with_flags_cpu_ms[large.with_flags_cpu_ms.length - 1];
+  const cost = 100 * (last / large.without_flags_cpu_ms - 1);
+  const label_of = (service: ServiceCheckout) =>
+    service.label ? `${service.label}: ` : "";
   const lines = [
     `Renderer alone, ${large.items}-item Unicode invoice, CPU per render ` +
-    `(all threads, median of ${LARGE_RENDER_ROUNDS} processes): ` +
-    `${large.with_flags_cpu_ms} ms with ` +
-    `${large.v8_flags}, ${large.without_flags_cpu_ms} ms without ` +
+    `(all threads, median of ${LARGE_RENDER_ROUNDS} processes) with the ` +
+    `start task's V8 flags: ${
+      services.map((service, index) =>
+        `${label_of(service)}${large.with_flags_cpu_ms[index]} ms`
+      ).join(", ")
+    }; the last without ${large.v8_flags}: ${large.without_flags_cpu_ms} ms ` +
     `(flags ${cost >= 0 ? "+" : ""}${cost.toFixed(1)}%)`,
   ];
-  for (const level of levels) {
-    if (level.items !== large.items || level.clients !== 1) continue;
-    const http = level.cpu_ms_per_request.service_total ?? 0;
-    lines.push(
-      `  ${level.target}, 1 client: ${http.toFixed(1)} ms CPU per invoice ` +
-        `over HTTP = ${(http / large.with_flags_cpu_ms).toFixed(2)}× the ` +
-        `renderer with the same flags`,
-    );
+  for (const [index, service] of services.entries()) {
+    const renderer = large.with_flags_cpu_ms[index];
+    for (const level of levels) {
+      if (level.items !== large.items || level.clients !== 1) continue;
+      if (service_of(level.target, services) !== service) continue;
+      const http = level.cpu_ms_per_request.service_total ?? 0;
+      lines.push(
+        `  ${level.target}, 1 client: ${http.toFixed(1)} ms CPU per invoice ` +
+          `over HTTP = ${(http / renderer).toFixed(2)}× its renderer`,
+      );
+    }
   }
   return lines.join("\n");
+}
+
+/** The checkout a row of `target` ("[label ]database") measured. */
+function service_of(
+  target: string,
+  services: readonly ServiceCheckout[],
+): ServiceCheckout | undefined {
+  return services.find((service) =>
+    service.label ? target.startsWith(`${service.label} `) : true
+  );
 }
 
 function clients_cell(level: LevelResult): string {
@@ -1306,9 +1336,10 @@ async function machine_description(): Promise<Record<string, unknown>> {
 
 /**
  * What the targets are read from, for each measured checkout: its HTTP
- * rows and idle RSS from this run, the large renderer (the flags' cost
- * counted for the last checkout, whose flags it ran with), and the
- * renderer's rows and cold start measured now, checkout by checkout.
+ * rows and idle RSS from this run, its own renderer on the large invoice
+ * (and the flags' cost for the last checkout, measured without them too),
+ * and the renderer's rows and cold start measured now, checkout by
+ * checkout.
  */
 async function checkout_figures(
   settings: Settings,
@@ -1334,9 +1365,10 @@ async function checkout_figures(
           }),
         ),
         large_items: settings.large_items,
-        large_renderer_cpu_ms: large?.with_flags_cpu_ms,
+        large_renderer_cpu_ms: large?.with_flags_cpu_ms[index],
         flags_cost_percent: last && large
-          ? 100 * (large.with_flags_cpu_ms / large.without_flags_cpu_ms - 1)
+          ? 100 *
+            (large.with_flags_cpu_ms[index] / large.without_flags_cpu_ms - 1)
           : undefined,
         renderer: renderer[index],
         cold_start: settings.cold_start
@@ -1541,7 +1573,9 @@ async function main(): Promise<void> {
     } ms`,
   );
   if (large_renderer) {
-    console.log(format_large_renderer(large_renderer, levels));
+    console.log(
+      format_large_renderer(large_renderer, levels, settings.services),
+    );
   }
   if (results.chromium) {
     console.log(

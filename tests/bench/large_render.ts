@@ -1,22 +1,21 @@
 /**
  * The renderer alone on a large invoice, as a process of its own so that it
  * runs under the V8 flags it is started with: `deno run -A
- * [--v8-flags=…] tests/bench/large_render.ts <items> [renders]` prints one
- * JSON line, the CPU per render of every thread (V8's garbage collection
- * included) and the wall time, over `renders` renders of the Unicode
- * invoice with `items` lines after a warm-up. `http_load.ts` runs it with
- * and without the start task's V8 flags, for the large-invoice targets.
+ * [--v8-flags=…] tests/bench/large_render.ts <items> [renders] [checkout]`
+ * prints one JSON line, the CPU per render of every thread (V8's garbage
+ * collection included) and the wall time, over `renders` renders of the
+ * Unicode invoice with `items` lines after a warm-up, by the named
+ * checkout's renderer (default this one). `http_load.ts` runs it for each
+ * measured checkout with its start task's V8 flags, and for the last one
+ * without them too, for the large-invoice targets.
  *
  * @module
  */
 import process from "node:process";
 import { InvoiceRequestSchema } from "../../contract/invoice.ts";
 import type { Invoice } from "../../contract/invoice_types.ts";
-import {
-  load_invoice_fonts,
-  render_invoice_pdf,
-} from "../../server/pdf/mod.ts";
 import { invoice_with_items } from "../fixtures/invoices.ts";
+import { checkout_renderer, type RenderDocument } from "./checkout_renderer.ts";
 
 /** What one run prints. */
 export interface LargeRenderResult {
@@ -26,17 +25,21 @@ export interface LargeRenderResult {
   wall_ms: number;
 }
 
-function measure(items: number, renders: number): LargeRenderResult {
+function measure(
+  render: RenderDocument,
+  items: number,
+  renders: number,
+): LargeRenderResult {
   const invoice = InvoiceRequestSchema.parse(
     invoice_with_items(items, { unicode: true }),
   ) as Invoice;
-  load_invoice_fonts();
+  const render_pdf = (invoice: Invoice) => render(invoice, { format: "pdf" });
   const warm_up = Math.max(5, Math.ceil(renders / 2));
-  for (let index = 0; index < warm_up; index++) render_invoice_pdf(invoice);
+  for (let index = 0; index < warm_up; index++) render_pdf(invoice);
   const cpu_before = process.cpuUsage();
   const started = performance.now();
   for (let index = 0; index < renders; index++) {
-    render_invoice_pdf({ ...invoice, invoice_number: `L-${index}` });
+    render_pdf({ ...invoice, invoice_number: `L-${index}` });
   }
   const cpu = process.cpuUsage(cpu_before);
   return {
@@ -50,5 +53,6 @@ function measure(items: number, renders: number): LargeRenderResult {
 if (import.meta.main) {
   const items = Number(Deno.args[0] ?? 1000);
   const renders = Number(Deno.args[1] ?? 20);
-  console.log(JSON.stringify(measure(items, renders)));
+  const render = await checkout_renderer(Deno.args[2]);
+  console.log(JSON.stringify(measure(render, items, renders)));
 }

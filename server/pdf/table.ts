@@ -185,6 +185,21 @@ export function draw_table_row(
   return top + row.height;
 }
 
+/**
+ * A table's body rows, each laid out when the table reaches it: a long
+ * table's rows then die young, one by one, instead of all living (and being
+ * promoted to the old generation) until the table is drawn.
+ */
+export interface TableBody {
+  readonly length: number;
+  row(index: number): TableRow;
+}
+
+/** Rows laid out already, as a {@link TableBody}. */
+function laid_out_body(rows: readonly TableRow[]): TableBody {
+  return { length: rows.length, row: (index) => rows[index] };
+}
+
 /** A table of rows drawn at once on the current page. */
 export function draw_table_rows(
   context: TableContext,
@@ -233,7 +248,8 @@ export interface FlowOptions {
 }
 
 /**
- * Draws `body` as a table from `options.top`, adding pages as needed:
+ * Draws `rows` (laid out, or a {@link TableBody} that lays each out when
+ * the table reaches it) as a table from `options.top`, adding pages as needed:
  * the whole table starts on the next page when its header and the start
  * of its first row (or, for one row, the row and the footer) do not fit,
  * so a header never ends a page; a row that does not fit is moved or split
@@ -242,9 +258,10 @@ export interface FlowOptions {
  */
 export function draw_flowing_table(
   context: TableContext,
-  body: readonly TableRow[],
+  rows: readonly TableRow[] | TableBody,
   options: FlowOptions,
 ): number {
+  const body = Array.isArray(rows) ? laid_out_body(rows) : rows as TableBody;
   const { left, head, foot = [], decimals = 6 } = options;
   const { page_top, bottom } = context;
   const head_height = head?.height ?? 0;
@@ -275,9 +292,9 @@ export function draw_flowing_table(
     y = page_top;
   }
   if (head !== undefined) y = draw_table_row(context, head, { left, top: y });
-  body.forEach((whole, index) => {
+  for (let index = 0; index < body.length; index++) {
     const reserved = index === body.length - 1 ? foot_height : 0;
-    let row: TableRow | undefined = whole;
+    let row: TableRow | undefined = body.row(index);
     while (row !== undefined) {
       const room = bottom - y - reserved;
       if (row.height > room) {
@@ -297,7 +314,7 @@ export function draw_flowing_table(
       y = draw_table_row(context, row, { left, top: y, decimals });
       row = undefined;
     }
-  });
+  }
   return draw_table_rows(context, foot, { left, top: y });
 }
 
@@ -308,14 +325,14 @@ export function draw_flowing_table(
  */
 function first_need(
   context: TableContext,
-  body: readonly TableRow[],
+  body: TableBody,
   head_height: number,
   foot_height: number,
   split: FlowOptions["split"],
   tallest: number,
 ): number {
   if (body.length === 0) return head_height + foot_height;
-  const first = body[0];
+  const first = body.row(0);
   const row = split === "fill" || first.height > tallest
     ? min_row_height(context, first)
     : first.height;

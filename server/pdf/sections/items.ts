@@ -21,6 +21,7 @@ import {
   rows_height,
   table_cell,
   table_row,
+  type TableBody,
   type TableRow,
 } from "../table.ts";
 import { item_details } from "./item_details.ts";
@@ -281,7 +282,7 @@ function table_rows(
     totals: readonly TotalRow[];
     widths: readonly number[];
   },
-): { head: TableRow; body: TableRow[]; foot: TableRow[]; side_width: number } {
+): { head: TableRow; body: TableBody; foot: TableRow[]; side_width: number } {
   const context = layout.table;
   let fixed = 0;
   for (const w of widths) fixed += w;
@@ -297,16 +298,18 @@ function table_rows(
       })
     ),
   );
-  const body = rows.map((row) =>
-    table_row(
-      row.map((text, i) =>
-        table_cell(context, text, {
-          width: all_widths[i],
-          style: ITEM_CELLS.body[position(i)],
-        })
+  const body: TableBody = {
+    length: rows.length,
+    row: (index) =>
+      table_row(
+        rows[index].map((text, i) =>
+          table_cell(context, text, {
+            width: all_widths[i],
+            style: ITEM_CELLS.body[position(i)],
+          })
+        ),
       ),
-    )
-  );
+  };
   // The totals on the right: their labels over the columns left of the
   // amount that they need, the rest of the width beside them.
   const amount_width = all_widths[last];

@@ -112,8 +112,15 @@ export function shape_text(
   { rtl }: { rtl: boolean },
 ): ShapedRun {
   const key = `${font.id}${rtl ? "<" : ">"}${text}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
+  return cache.cached(
+    key,
+    () => shaped(font, text, rtl),
+    (run) => cached_run_bytes(key, run.glyphs.length),
+  );
+}
+
+/** `text` shaped by HarfBuzz, with each glyph's text (see {@link shape_text}). */
+function shaped(font: ScriptFont, text: string, rtl: boolean): ShapedRun {
   const harfbuzz = hb;
   if (harfbuzz === undefined) throw new TextLayoutNotLoadedError();
   const f = hb_font(harfbuzz, font);
@@ -150,7 +157,6 @@ export function shape_text(
   run.width = width;
   // Kept with the run: a cached run is drawn many times, its texts found once.
   run.texts = cluster_texts(text, run.clusters, rtl);
-  cache.set(key, run, cached_run_bytes(key, n));
   return run;
 }
 

@@ -275,17 +275,17 @@ export function draw_flowing_table(
   };
   // Rows taller than this are split wherever they start.
   const tallest = bottom - page_top - head_height - foot_height;
+  // Laid out once: it decides where the table starts, then is drawn.
+  const first = body.length > 0 ? body.row(0) : undefined;
   let y = options.top;
   if (
     y +
-        first_need(
-          context,
-          body,
+        first_need(context, first, {
           head_height,
-          foot_height,
-          options.split,
+          foot_height: body.length <= 1 ? foot_height : 0,
+          split: options.split,
           tallest,
-        ) > bottom
+        }) > bottom
   ) {
     options.before_new_page?.();
     context.doc.addPage();
@@ -294,7 +294,7 @@ export function draw_flowing_table(
   if (head !== undefined) y = draw_table_row(context, head, { left, top: y });
   for (let index = 0; index < body.length; index++) {
     const reserved = index === body.length - 1 ? foot_height : 0;
-    let row: TableRow | undefined = body.row(index);
+    let row: TableRow | undefined = index === 0 ? first : body.row(index);
     while (row !== undefined) {
       const room = bottom - y - reserved;
       if (row.height > room) {
@@ -321,22 +321,24 @@ export function draw_flowing_table(
 /**
  * Height the start of a table needs on its first page: the header and the
  * first row (whole, or its first line where rows split), with the footer
- * when that row is the last.
+ * when that row is the last or there is none (the caller passes a
+ * `foot_height` of 0 otherwise).
  */
 function first_need(
   context: TableContext,
-  body: TableBody,
-  head_height: number,
-  foot_height: number,
-  split: FlowOptions["split"],
-  tallest: number,
+  first: TableRow | undefined,
+  { head_height, foot_height, split, tallest }: {
+    head_height: number;
+    foot_height: number;
+    split: FlowOptions["split"];
+    tallest: number;
+  },
 ): number {
-  if (body.length === 0) return head_height + foot_height;
-  const first = body.row(0);
+  if (first === undefined) return head_height + foot_height;
   const row = split === "fill" || first.height > tallest
     ? min_row_height(context, first)
     : first.height;
-  return head_height + row + (body.length === 1 ? foot_height : 0);
+  return head_height + row + foot_height;
 }
 
 /** One line of each cell with its padding: the least a part of a row takes. */

@@ -41,6 +41,12 @@ Deno.test("a flowing table lays out each body row after the row before it was dr
     before_row: (row) => events.push(`draw ${index_of.get(row)}`),
   });
   assertGreater(doc.getNumberOfPages(), 2);
+  // Each row is laid out once, the first included (it also decides where
+  // the table starts).
+  assertEquals(
+    events.filter((event) => event.startsWith("lay out ")).length,
+    count,
+  );
   const drawn = events.filter((event) => event.startsWith("draw "));
   assertEquals(drawn, Array.from({ length: count }, (_, i) => `draw ${i}`));
   for (let index = 1; index < count; index++) {

@@ -1100,14 +1100,19 @@ async function measure_large_renderer(
   };
 }
 
+/** The start task's V8 flags' cost on the last checkout's large render, %. */
+function flags_cost_percent(large: LargeRendererResult): number {
+  const last = large.with_flags_cpu_ms[large.with_flags_cpu_ms.length - 1];
+  return 100 * (last / large.without_flags_cpu_ms - 1);
+}
+
 /** The large-invoice targets: flags' cost, and HTTP ÷ each checkout's renderer. */
 function format_large_renderer(
   large: LargeRendererResult,
   levels: LevelResult[],
   services: readonly ServiceCheckout[],
 ): string {
-  const last = large.with_flags_cpu_ms[large.with_flags_cpu_ms.length - 1];
-  const cost = 100 * (last / large.without_flags_cpu_ms - 1);
+  const cost = flags_cost_percent(large);
   const label_of = (service: ServiceCheckout) =>
     service.label ? `${service.label}: ` : "";
   const lines = [
@@ -1367,8 +1372,7 @@ async function checkout_figures(
         large_items: settings.large_items,
         large_renderer_cpu_ms: large?.with_flags_cpu_ms[index],
         flags_cost_percent: last && large
-          ? 100 *
-            (large.with_flags_cpu_ms[index] / large.without_flags_cpu_ms - 1)
+          ? flags_cost_percent(large)
           : undefined,
         renderer: renderer[index],
         cold_start: settings.cold_start

@@ -35,19 +35,45 @@ export function sha256_hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+/**
+ * `keys` in the order `sort()` gives them (UTF-16 code units), in place.
+ * The objects of an invoice have a few keys each, where an insertion sort
+ * takes less than half of `sort()`'s time, which a 1,000-line request pays
+ * a thousand times.
+ */
+export function sort_keys(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > key; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
 // A value in canonical form: objects with sorted keys, absent fields left
 // out; `defaults` applies to the object's own keys only.
 function canonical(
   value: unknown,
-  defaults: Readonly<Record<string, unknown>> = {},
+  defaults?: Readonly<Record<string, unknown>>,
 ): unknown {
-  if (Array.isArray(value)) return value.map((item) => canonical(item));
   if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    const items = new Array(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = canonical(value[i]);
+    return items;
+  }
+  const keys = sort_keys(Object.keys(value));
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const field = (value as Record<string, unknown>)[key];
     if (field === undefined || field === null) continue;
-    if (Object.hasOwn(defaults, key) && defaults[key] === field) continue;
+    if (
+      defaults !== undefined && Object.hasOwn(defaults, key) &&
+      defaults[key] === field
+    ) continue;
     out[key] = canonical(field);
   }
   return out;

@@ -13,8 +13,10 @@ import { every_term_invoice } from "../fixtures/einvoice_terms.ts";
 import { query_rows } from "../../db/_util.ts";
 import { GenerateRequestSchema, type Invoice } from "../../contract/mod.ts";
 import {
+  canonical_request,
   legacy_request_hash,
   request_hash,
+  sort_keys,
 } from "../../server/generate/request_hash.ts";
 
 function normalized(body: unknown): Invoice {
@@ -54,6 +56,102 @@ Deno.test("request hash: versioned; fields at their default and absent optional 
   );
   // The legacy form is the unversioned hash of the invoice as written.
   assertNotEquals(legacy_request_hash(invoice, "pdf"), hash);
+});
+
+Deno.test("request hash: the hashes receipts hold stay what they are", () => {
+  // Receipts of the month are stored under these: a change to how the
+  // canonical form is written must leave them as they are.
+  assertEquals(
+    request_hash(normalized(full_invoice()), "pdf"),
+    "v2:b5eb5f0b071f1c36fe74247c4e04a20337b17fbc291a911fbfb7108af59ba4ca",
+  );
+  assertEquals(
+    request_hash(normalized(every_term_invoice()), "xrechnung-ubl"),
+    "v2:3c6a8044e99676f27d7e2cdae660fb6ea31ba987333d29bcc87c6043818639ca",
+  );
+});
+
+// The canonical form by its definition: every object's keys sorted by
+// `sort()`, undefined and null fields left out, the invoice's fields at
+// their default left out, the format left out when it is the default.
+function defined_canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(defined_canonical);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.keys(value).sort()
+      .filter((key) => (value as Record<string, unknown>)[key] != null)
+      .map((key) => [
+        key,
+        defined_canonical((value as Record<string, unknown>)[key]),
+      ]),
+  );
+}
+
+function random_value(random: () => number, depth: number): unknown {
+  const pick = Math.floor(random() * (depth > 3 ? 5 : 7));
+  if (pick === 0) return null;
+  if (pick === 1) return undefined;
+  if (pick === 2) return Math.round(random() * 1e6) / 100;
+  if (pick === 3) return String.fromCharCode(...random_key_codes(random));
+  if (pick === 4) return random() < 0.5;
+  if (pick === 5) {
+    return Array.from(
+      { length: Math.floor(random() * 4) },
+      () => random_value(random, depth + 1),
+    );
+  }
+  const object: Record<string, unknown> = {};
+  const count = Math.floor(random() * 24);
+  for (let i = 0; i < count; i++) {
+    object[String.fromCharCode(...random_key_codes(random))] = random_value(
+      random,
+      depth + 1,
+    );
+  }
+  return object;
+}
+
+// Keys from a small alphabet (so prefixes and repeats are common), with
+// upper case, digits (integer-like keys), "_" and non-ASCII.
+function random_key_codes(random: () => number): number[] {
+  const alphabet = "abAB_09é漢";
+  return Array.from(
+    { length: 1 + Math.floor(random() * 4) },
+    () => alphabet.charCodeAt(Math.floor(random() * alphabet.length)),
+  );
+}
+
+Deno.test("request hash: the canonical form is that of its definition, for any keys and nesting", () => {
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  for (let round = 0; round < 2_000; round++) {
+    const invoice = random_value(random, 0) as Record<string, unknown>;
+    if (
+      invoice === null || typeof invoice !== "object" || Array.isArray(invoice)
+    ) continue;
+    if (random() < 0.3) invoice.document_type = "invoice";
+    const format = random() < 0.5 ? "pdf" : "factur-x";
+    const { document_type, ...rest } = invoice;
+    const expected = JSON.stringify(defined_canonical({
+      ...(format === "pdf" ? {} : { format }),
+      invoice: document_type === "invoice" ? rest : invoice,
+    }));
+    assertEquals(
+      canonical_request(invoice as unknown as Invoice, format),
+      expected,
+    );
+  }
+  // Longer key lists go through `sort()` itself; shorter ones by insertion.
+  for (let length = 0; length < 40; length++) {
+    const keys = Array.from(
+      { length },
+      () => String.fromCharCode(...random_key_codes(random)),
+    );
+    assertEquals(sort_keys([...keys]), [...keys].sort());
+  }
 });
 
 Deno.test("legacy request hash: a normalized line keeps its keys in a fixed order, its own extra terms last", () => {

@@ -1,4 +1,9 @@
-import { assertEquals, assertRejects, assertStrictEquals } from "../assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStrictEquals,
+} from "../assert.ts";
 import { sql } from "drizzle-orm";
 import {
   charge_generation,
@@ -19,6 +24,8 @@ import { open_test_database } from "../helpers/test_database.ts";
 
 const MONTH = "2030-03";
 const DAY = "2030-03-14";
+// A month of its own, which the pruning step does not count.
+const BUSY_MONTH = "2030-06";
 
 async function receipt_count(
   database: Database,
@@ -418,6 +425,61 @@ Deno.test("usage quotas", async (t) => {
         [],
       );
     });
+
+    await t.step(
+      "a reservation reads the request's own receipts, not the month's",
+      async () => {
+        const busy = await create_account(database, {
+          email: "busy@example.com",
+          plan: "team",
+        });
+        // A month with 2,000 invoices settled, as a busy account has.
+        await query_rows(
+          database,
+          sql`insert into generation_receipts (account_id, month, request_hash)
+              select ${busy.id}::uuid, ${BUSY_MONTH}, 'done-' || n
+              from generate_series(1, 2000) n`,
+        );
+        // Rows of the receipts table one reservation reads (this backend's
+        // statistics not yet reported, read before and after it): a lookup
+        // by the whole key reads the request's own receipts, where a scan
+        // of the month reads all 2,000.
+        const reserve_reading = async (hashes: {
+          request_hash: string;
+          legacy_hash: string | null;
+        }) => {
+          // Read before and after the call; the call depends on the first
+          // read, so it runs in between.
+          const read = sql`(select coalesce(idx_tup_fetch, 0) +
+              coalesce(seq_tup_read, 0) from pg_stat_xact_user_tables
+              where relid = 'generation_receipts'::regclass)::int`;
+          const rows = await query_rows<{ status: string; read: number }>(
+            database,
+            sql`with before as materialized (select ${read} as n),
+                reservation as materialized (
+                  select r.status, before.n from before,
+                    lateral ink_reserve_generation(${busy.id}::uuid,
+                      ${BUSY_MONTH}, ${hashes.request_hash},
+                      ${hashes.legacy_hash}, 10000 + 0 * before.n, now(),
+                      30000) r)
+                select status, ${read} - n as read from reservation`,
+          );
+          return rows[0]!;
+        };
+        const fresh = await reserve_reading({
+          request_hash: "v2:new",
+          legacy_hash: "new",
+        });
+        assertStrictEquals(fresh.status, "reserved");
+        assert(fresh.read <= 4, `read ${fresh.read} receipts`);
+        const replay = await reserve_reading({
+          request_hash: "v2:done-7",
+          legacy_hash: "done-7",
+        });
+        assertStrictEquals(replay.status, "replay");
+        assert(replay.read <= 4, `read ${replay.read} receipts`);
+      },
+    );
 
     await t.step("input validation", async () => {
       await assertRejects(() =>

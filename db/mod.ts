@@ -102,6 +102,7 @@ export {
   type TestReservation,
 } from "./usage.ts";
 export { settle_generations } from "./settle_batch.ts";
+export { vacuum_embedded } from "./vacuum.ts";
 export {
   claim_idempotency_key,
   complete_idempotency_key,

@@ -3,7 +3,9 @@
  * (a row per bucket and window), idempotency receipts of past months,
  * expired reservations of generations never delivered,
  * `Idempotency-Key`s older than 24 hours, expired dashboard sessions and
- * mailed tokens. Safe to run on every instance at once.
+ * mailed tokens; then, on the embedded database, the vacuum and analyze
+ * that PostgreSQL's autovacuum does by itself. Safe to run on every
+ * instance at once.
  */
 import {
   type Database,
@@ -14,6 +16,7 @@ import {
   prune_sessions,
   prune_stripe_events,
   sweep_reservations,
+  vacuum_embedded,
 } from "../db/mod.ts";
 import { IDEMPOTENCY_KEY_TTL_MS } from "./generate/idempotency_claim.ts";
 import { month_of } from "./services/calendar.ts";
@@ -38,6 +41,8 @@ export interface HousekeepingResult {
   stripe_events: number;
   /** Expired password-reset and verification tokens. */
   account_tokens: number;
+  /** Tables of the embedded database vacuumed or analyzed (PGlite only). */
+  vacuumed_tables: number;
 }
 
 /** Deletes what is no longer needed at `now`. */
@@ -65,6 +70,8 @@ export async function run_housekeeping(
       new Date(now.getTime() - STRIPE_EVENT_RETENTION_MS),
     ),
     account_tokens: await prune_account_tokens(database, now),
+    // After the deletions, so their rows are reclaimed in the same run.
+    vacuumed_tables: await vacuum_embedded(database),
   };
 }
 

@@ -1,5 +1,8 @@
 import { assertEquals } from "../assert.ts";
 import { open_test_database } from "../helpers/test_database.ts";
+import { migrated_pglite_template } from "../helpers/pglite_template.ts";
+import { query_rows } from "../../db/_util.ts";
+import { sql } from "drizzle-orm";
 import {
   charge_generation,
   claim_idempotency_key,
@@ -7,8 +10,10 @@ import {
   create_account_token,
   create_session,
   get_session,
+  open_database,
   record_stripe_event,
   reserve_generation,
+  settle_generation,
   take_sliding_window,
   use_account_token,
 } from "../../db/mod.ts";
@@ -108,7 +113,10 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
     await reserve("expired", new Date(now.getTime() - 31_000));
     await reserve("live", new Date(now.getTime() - 1_000));
 
-    const removed = await run_housekeeping(database, now);
+    const { vacuumed_tables, ...removed } = await run_housekeeping(
+      database,
+      now,
+    );
     assertEquals(removed, {
       rate_limit_windows: 1,
       receipts: 1,
@@ -118,6 +126,8 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
       stripe_events: 1,
       account_tokens: 1,
     });
+    // PostgreSQL vacuums itself (PGlite: the test below).
+    if (database.kind === "postgres") assertEquals(vacuumed_tables, 0);
     // The unexpired reset token still works (once).
     assertEquals(
       (await use_account_token(database, {
@@ -187,5 +197,69 @@ Deno.test("housekeeping removes old rate windows, past months' receipts, day-old
     );
   } finally {
     await close();
+  }
+});
+
+Deno.test("housekeeping vacuums and analyzes the embedded database, which has no autovacuum", async () => {
+  const database = await open_database({
+    data_dir: "memory://",
+    pglite_template: await migrated_pglite_template(),
+  });
+  try {
+    const account = await create_account(database, {
+      email: "vacuum@example.com",
+      plan: "pro",
+    });
+    // Each settlement leaves the reserved row version behind, dead.
+    const charge = {
+      account_id: account.id,
+      month: "2026-11",
+      day: "2026-11-23",
+    };
+    for (let i = 0; i < 200; i++) {
+      await reserve_generation(database, {
+        ...charge,
+        limit: 1_000,
+        request_hash: `h${i}`,
+      });
+      await settle_generation(database, { ...charge, request_hash: `h${i}` });
+    }
+    const receipts_table = () =>
+      query_rows<{ dead: number; vacuumed: boolean; analyzed: boolean }>(
+        database,
+        sql`select n_dead_tup::int as dead,
+              last_vacuum is not null as vacuumed,
+              last_analyze is not null as analyzed
+            from pg_stat_user_tables where relname = 'generation_receipts'`,
+      );
+    assertEquals(
+      (await receipts_table())[0]?.vacuumed,
+      false,
+      "nothing vacuums PGlite by itself",
+    );
+    const result = await run_housekeeping(
+      database,
+      new Date("2026-11-23T12:00:00Z"),
+    );
+    assertEquals(result.vacuumed_tables > 0, true);
+    assertEquals(await receipts_table(), [
+      { dead: 0, vacuumed: true, analyzed: true },
+    ]);
+    // The planner has statistics of the receipts now.
+    // Tables nothing changed in are left alone.
+    const untouched = await query_rows<{ vacuumed: boolean }>(
+      database,
+      sql`select last_vacuum is not null as vacuumed
+          from pg_stat_user_tables where relname = 'upgrade_requests'`,
+    );
+    assertEquals(untouched, [{ vacuumed: false }]);
+    const stats = await query_rows<{ n: number }>(
+      database,
+      sql`select count(*)::int as n from pg_stats
+          where tablename = 'generation_receipts'`,
+    );
+    assertEquals(stats[0]!.n > 0, true);
+  } finally {
+    await database.close();
   }
 });

@@ -60,7 +60,8 @@ Deno.test("request hash: versioned; fields at their default and absent optional 
 
 Deno.test("request hash: the hashes receipts hold stay what they are", () => {
   // Receipts of the month are stored under these: a change to how the
-  // canonical form is written must leave them as they are.
+  // canonical form is written must leave them as they are (a change to
+  // these fixtures changes them too).
   assertEquals(
     request_hash(normalized(full_invoice()), "pdf"),
     "v2:b5eb5f0b071f1c36fe74247c4e04a20337b17fbc291a911fbfb7108af59ba4ca",

@@ -14,6 +14,8 @@ import {
   format_cents,
   format_decimal,
   percent_of,
+  power_of_ten,
+  small_decimal,
   subtract_decimals,
   to_cents,
 } from "./money.ts";
@@ -140,6 +142,45 @@ function line_adjustments(
   return { entries: out, total };
 }
 
+/**
+ * The cents of a plain line (no line discounts or charges, no base
+ * quantity) whose amount is quantity × rate to within one minor unit, found
+ * in double arithmetic; undefined for any other line, which the bigint
+ * computation of {@linkcode compute_line} answers. Most lines are plain,
+ * and every product, difference and bound below is checked to be a safe
+ * integer, where a double is exact, so both answer alike.
+ */
+function plain_line_cents(
+  context: Context,
+  item: ParsedItem,
+  rate: number,
+): number | undefined {
+  if (
+    item.base_quantity !== undefined || item.discounts?.length ||
+    item.charges?.length
+  ) return undefined;
+  const quantity = small_decimal(item.quantity);
+  const price = small_decimal(rate);
+  const amount = small_decimal(item.amount);
+  if (
+    quantity === undefined || price === undefined || amount === undefined ||
+    amount.scale > 2
+  ) return undefined;
+  const denominator = power_of_ten(quantity.scale + price.scale);
+  if (denominator === undefined) return undefined;
+  const product = quantity.units * price.units;
+  const numerator = product * 100;
+  const cents = amount.units * power_of_ten(2 - amount.scale)!;
+  const scaled_cents = cents * denominator;
+  const off = scaled_cents - numerator;
+  const bound = Number(context.minor_unit_cents) * denominator;
+  const exact = Number.isSafeInteger(product) &&
+    Number.isSafeInteger(numerator) && Number.isSafeInteger(cents) &&
+    Number.isSafeInteger(scaled_cents) && Number.isSafeInteger(off) &&
+    Number.isSafeInteger(bound);
+  return exact && Math.abs(off) <= bound ? cents : undefined;
+}
+
 export function compute_line(
   context: Context,
   item: ParsedItem,
@@ -152,6 +193,19 @@ export function compute_line(
   const rate = item.rate ?? item.unit_price;
   const valid_rate = rate !== undefined &&
     (item.rate === undefined || item.unit_price === undefined);
+  const plain = valid_rate ? plain_line_cents(context, item, rate) : undefined;
+  if (valid_rate && plain !== undefined) {
+    return {
+      valid: true,
+      cents: BigInt(plain),
+      tax,
+      discounts: [],
+      charges: [],
+      ...(item.gross_rate !== undefined
+        ? { price_discount: price_discount(context, item, rate, path) }
+        : {}),
+    };
+  }
   const product = exact_line_product(item, valid_rate ? rate : 0);
   const base = to_minor_unit(
     divide_rounded(product.numerator, product.denominator),

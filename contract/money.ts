@@ -19,34 +19,50 @@ const POWERS_OF_TEN = Array.from({ length: 16 }, (_, power) => 10 ** power);
 // a quarter unit: at most one decimal of a given scale lies in it.
 const SCALED_UNITS_BOUND = 1e15;
 
+/** A decimal as `units × 10^-scale`, its units an integer a double holds exactly. */
+export interface SmallDecimal {
+  units: number;
+  scale: number;
+}
+
 /**
- * The decimal of a number with up to 15 significant digits, found without
- * writing it out: the smallest scale whose rounded multiple divides back to
- * the very same double. That multiple is the only decimal of its scale in
- * the double's rounding interval (the bound keeps the interval under a
- * quarter unit), and no shorter one round-trips, so it is the shortest form
- * `String` writes. Larger or longer numbers: undefined.
+ * The decimal of a number with up to 15 significant digits (or a safe
+ * integer), in double-precision units: what {@linkcode decimal_from_number}
+ * gives, without a bigint. A non-integer is found without writing it out:
+ * the smallest scale whose rounded multiple divides back to the very same
+ * double. That multiple is the only decimal of its scale in the double's
+ * rounding interval (the bound keeps the interval under a quarter unit), and
+ * no shorter one round-trips, so it is the shortest form `String` writes.
+ * Larger or longer numbers, and non-finite ones: undefined.
  */
-function scaled_decimal(value: number): Decimal | undefined {
+export function small_decimal(value: number): SmallDecimal | undefined {
+  if (Number.isSafeInteger(value)) return { units: value, scale: 0 };
+  if (!Number.isFinite(value)) return undefined;
   for (let scale = 1; scale < POWERS_OF_TEN.length; scale++) {
     const power = POWERS_OF_TEN[scale];
     const units = Math.round(value * power);
     if (Math.abs(units) >= SCALED_UNITS_BOUND) return undefined;
-    if (units / power === value) return { units: BigInt(units), scale };
+    if (units / power === value) return { units, scale };
   }
   return undefined;
+}
+
+/** 10^`power` for `power` 0–15, exact as a double; undefined beyond. */
+export function power_of_ten(power: number): number | undefined {
+  return POWERS_OF_TEN[power];
 }
 
 /** Parses a finite JS number into an exact decimal of its shortest form. */
 export function decimal_from_number(value: number): Decimal {
   // Amounts and quantities are parsed for every line of every request:
   // whole numbers and plain decimals skip the general pattern.
-  if (Number.isSafeInteger(value)) return { units: BigInt(value), scale: 0 };
+  const small = small_decimal(value);
+  if (small !== undefined) {
+    return { units: BigInt(small.units), scale: small.scale };
+  }
   if (!Number.isFinite(value)) {
     throw new RangeError("not a finite number");
   }
-  const scaled = scaled_decimal(value);
-  if (scaled !== undefined) return scaled;
   const text = String(value);
   const dot = text.indexOf(".");
   if (dot > 0 && !text.includes("e")) {

@@ -145,8 +145,8 @@ function line_adjustments(
 /**
  * The cents of a plain line (no line discounts or charges, no base
  * quantity) whose amount is quantity × rate to within one minor unit, found
- * in double arithmetic; undefined for any other line, which the bigint
- * computation of {@linkcode compute_line} answers. Most lines are plain,
+ * in double arithmetic; undefined for any other line, which
+ * {@linkcode exact_line_amounts} answers. Most lines are plain,
  * and every product, difference and bound below is checked to be a safe
  * integer, where a double is exact, so both answer alike.
  */
@@ -194,19 +194,46 @@ export function compute_line(
   const valid_rate = rate !== undefined &&
     (item.rate === undefined || item.unit_price === undefined);
   const plain = valid_rate ? plain_line_cents(context, item, rate) : undefined;
-  if (valid_rate && plain !== undefined) {
-    return {
-      valid: true,
-      cents: BigInt(plain),
-      tax,
-      discounts: [],
-      charges: [],
-      ...(item.gross_rate !== undefined
-        ? { price_discount: price_discount(context, item, rate, path) }
-        : {}),
-    };
-  }
-  const product = exact_line_product(item, valid_rate ? rate : 0);
+  const amounts: LineAmounts = plain !== undefined
+    ? { valid: true, cents: BigInt(plain), discounts: [], charges: [] }
+    : exact_line_amounts(context, item, {
+      path,
+      rate: valid_rate ? rate : undefined,
+      line_problems,
+    });
+  return {
+    valid: amounts.valid,
+    cents: amounts.cents,
+    tax,
+    discounts: amounts.discounts,
+    charges: amounts.charges,
+    ...(item.gross_rate !== undefined && valid_rate
+      ? { price_discount: price_discount(context, item, rate, path) }
+      : {}),
+  };
+}
+
+/** What a line's amount check gives: its cents, adjustments and validity. */
+type LineAmounts = Pick<
+  LineResult,
+  "valid" | "cents" | "discounts" | "charges"
+>;
+
+/**
+ * A line's amount checked on bigints, exactly, with its line discounts and
+ * charges; `rate` undefined when the line gives neither or both of `rate`
+ * and `unit_price`, and the amount is then not held against it.
+ */
+function exact_line_amounts(
+  context: Context,
+  item: ParsedItem,
+  { path, rate, line_problems }: {
+    path: Path;
+    rate: number | undefined;
+    line_problems: Problem[];
+  },
+): LineAmounts {
+  const product = exact_line_product(item, rate ?? 0);
   const base = to_minor_unit(
     divide_rounded(product.numerator, product.denominator),
     context,
@@ -231,7 +258,7 @@ export function compute_line(
   const off = (cents - adjustment) * product.denominator - product.numerator;
   const within = (off < 0n ? -off : off) <=
     context.minor_unit_cents * product.denominator;
-  if (valid_rate && (!exact_cents || !within)) {
+  if (rate !== undefined && (!exact_cents || !within)) {
     const terms = item.base_quantity !== undefined
       ? "quantity × rate ÷ base_quantity"
       : "quantity × rate";
@@ -246,14 +273,10 @@ export function compute_line(
     });
   }
   return {
-    valid: valid_rate && exact_cents && within,
+    valid: rate !== undefined && exact_cents && within,
     cents,
-    tax,
     discounts: discounts.entries,
     charges: charges.entries,
-    ...(item.gross_rate !== undefined && valid_rate
-      ? { price_discount: price_discount(context, item, rate, path) }
-      : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   type TextLayoutOptions,
 } from "./text_layout.ts";
 import { wrap_paragraph } from "./line_break.ts";
+import { BoundedCache } from "./bounded_cache.ts";
 
 /** Per-document text layout settings (locale, paragraph direction). */
 export interface DocumentTextSettings {
@@ -183,10 +184,7 @@ export function wrap_text(
       continue;
     }
     if (needs_text_layout(paragraph, font.prepared)) {
-      out.push(...wrap_paragraph(paragraph, {
-        measure: (t) => font.width_of_string(t, size),
-        max_width,
-      }));
+      out.push(...wrapped_paragraph(paragraph, font, size, max_width));
       continue;
     }
     let line: string | null = null;
@@ -223,4 +221,40 @@ export function wrap_text(
     if (line !== null) out.push(line);
   }
   return out;
+}
+
+/**
+ * Paragraphs in other scripts than the Latin font's, wrapped, per worker,
+ * by everything their wrapping depends on: invoices of one sender repeat
+ * their parties, terms and item texts, and such a paragraph is segmented
+ * into pieces that are each measured.
+ */
+const wrapped_paragraphs = new BoundedCache<readonly string[]>({
+  entries: 20_000,
+  bytes: 2 * 1024 * 1024,
+});
+
+/** {@link wrap_paragraph} of `paragraph` in `font`, cached. */
+function wrapped_paragraph(
+  paragraph: string,
+  font: DocumentFont,
+  size: number,
+  max_width: number,
+): readonly string[] {
+  const { locale, direction } = font.layout_options();
+  const key = `${font.prepared.postscript}\u0000${locale ?? ""}\u0000` +
+    `${direction ?? ""}\u0000${size}\u0000${max_width}\u0000${paragraph}`;
+  return wrapped_paragraphs.cached(
+    key,
+    () =>
+      wrap_paragraph(paragraph, {
+        measure: (t) => font.width_of_string(t, size),
+        max_width,
+      }),
+    (lines) => {
+      let bytes = 2 * key.length + 100;
+      for (const line of lines) bytes += 2 * line.length + 40;
+      return bytes;
+    },
+  );
 }

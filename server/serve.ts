@@ -27,6 +27,7 @@ import {
   type SignupPolicy,
 } from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
+import { write_log_line } from "./log_lines.ts";
 import {
   type AccountMail,
   create_account_mail,
@@ -307,11 +308,7 @@ function create_handler(
   },
 ): Handler {
   const { billing, database } = parts;
-  const log = options.log ??
-    (options.quiet
-      ? undefined
-      : (record: Record<string, unknown>) =>
-        console.log(JSON.stringify(record)));
+  const log = options.log ?? (options.quiet ? undefined : write_log_line);
   return create_app({
     services: parts.services,
     ...parts.dashboard.app_options,

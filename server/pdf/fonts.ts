@@ -38,6 +38,7 @@ import { DocumentFont, type DocumentTextSettings } from "./document_font.ts";
 import { put_document_font } from "./font_embedding.ts";
 import {
   create_document,
+  output_document,
   page_size,
   plugin_font,
   write_content,
@@ -170,6 +171,22 @@ export function create_document_with_fonts(
   );
   document_text_settings.set(doc, text_settings);
   return doc;
+}
+
+/**
+ * The bytes of a document made by {@link create_document_with_fonts}
+ * (`output_document`); the document's font handles, text settings and
+ * glyph sink are let go with it, so that nothing of it outlives the render
+ * (see `output_document` in `jspdf_fence.ts`).
+ */
+export function output_document_with_fonts(doc: jsPDF): Uint8Array {
+  try {
+    return output_document(doc);
+  } finally {
+    font_handles.delete(doc);
+    document_text_settings.delete(doc);
+    glyph_sinks.delete(doc);
+  }
 }
 
 /** Horizontal alignment of text at its x. */

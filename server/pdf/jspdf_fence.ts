@@ -273,38 +273,59 @@ export function on_page_added(doc: jsPDF, callback: () => void): () => void {
 }
 
 /**
- * The document's bytes, as `doc.output("arraybuffer")` gives them, leaving
- * the document holding none of its content; throws an error that a font
- * writer met on the way.
- *
- * Why: V8 allocates the functions jsPDF's constructor assigns to the
- * document (hundreds) in the old generation from birth, so until a full
- * collection finds them dead they keep the document's whole state alive
- * through every scavenge, and all of it is promoted. jsPDF keeps the built
- * file's parts and every page's content after `output`, so each render
- * promoted them. Built into our own array and emptied afterwards, with the
- * pages emptied too, the finished document holds little.
+ * The document's bytes, as `doc.output("arraybuffer")` gives them; throws
+ * an error that a font writer met on the way. The document is emptied
+ * (see {@link release_document}) and cannot be used afterwards.
  */
 export function output_document(doc: jsPDF): Uint8Array {
   const parts: string[] = [];
   const output = hidden(doc);
-  output.setCustomOutputDestination(parts);
+  let bytes: Uint8Array;
   try {
-    output.buildDocument();
+    output.setCustomOutputDestination(parts);
+    try {
+      output.buildDocument();
+    } finally {
+      output.resetCustomOutputDestination();
+    }
+    // Joined as `output("arraybuffer")` does; the same bytes as its
+    // conversion, natively (`binary_string_to_bytes`).
+    bytes = binary_string_to_bytes(parts.join("\n"), { binary: true });
   } finally {
-    output.resetCustomOutputDestination();
+    parts.length = 0;
+    release_document(doc);
   }
-  // Joined as `output("arraybuffer")` does; the same bytes as its
-  // conversion, natively (`binary_string_to_bytes`).
-  const bytes = binary_string_to_bytes(parts.join("\n"), { binary: true });
-  parts.length = 0;
-  internals(doc).pages.length = 0;
   const error = handler_errors.get(doc);
   if (error !== undefined) {
     handler_errors.delete(doc);
     throw error;
   }
   return bytes;
+}
+
+/**
+ * Empties a finished document: its pages, its font table (and with it the
+ * per-document fonts' glyph records), our plugin's entry and every property
+ * of the document object itself.
+ *
+ * Why: V8 allocates the functions jsPDF's constructor assigns to the
+ * document's properties (hundreds) in the old generation from birth. Until
+ * a full collection finds them dead, each keeps the constructor's scope
+ * alive, and with it the document object and everything it reaches: every
+ * scavenge in between copies that state and then promotes it, so each
+ * render left its document's state to the next full collection. Emptied,
+ * the scope holds a few small objects.
+ */
+function release_document(doc: jsPDF): void {
+  internals(doc).pages.length = 0;
+  const table = font_tables.get(doc);
+  if (table !== undefined) {
+    for (const id of Object.keys(table)) delete table[id];
+  }
+  font_tables.delete(doc);
+  plugins.delete(doc);
+  const fields = doc as unknown as Record<string, unknown>;
+  for (const key of Object.keys(fields)) delete fields[key];
 }
 
 /**

@@ -15,8 +15,12 @@
  */
 
 import type { Invoice } from "../../contract/invoice_types.ts";
-import { create_document_with_fonts, INVOICE_FONT_FAMILY } from "./fonts.ts";
-import { mirror_pages, output_document } from "./jspdf_fence.ts";
+import {
+  create_document_with_fonts,
+  INVOICE_FONT_FAMILY,
+  output_document_with_fonts,
+} from "./fonts.ts";
+import { mirror_pages } from "./jspdf_fence.ts";
 import {
   is_credit_note,
   type Layout,
@@ -159,5 +163,5 @@ export function render_invoice_pdf(
   marks?.finish();
 
   if (layout.mirrored) mirror_pages(doc);
-  return output_document(doc);
+  return output_document_with_fonts(doc);
 }

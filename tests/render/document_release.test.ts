@@ -5,7 +5,7 @@
  * copied and promoted by every scavenge in between. The probe runs in a
  * process of its own with garbage collection exposed.
  */
-import { assertEquals } from "../assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { command_stdout } from "../helpers/command.ts";
 import type { ReleaseProbeResult } from "../helpers/document_release_probe.ts";
 
@@ -22,7 +22,7 @@ Deno.test("a finished document holds neither its fonts nor its text settings", a
       PROBE,
     ]),
   ) as ReleaseProbeResult;
-  assertEquals(result.pdf_bytes > 1000, true);
+  assert(result.pdf_bytes > 1000, `a PDF of ${result.pdf_bytes} bytes`);
   assertEquals(
     {
       font_released: result.font_released,

@@ -100,18 +100,32 @@ export interface FontHandle {
   readonly font: DocumentFont;
 }
 
-const font_handles = new WeakMap<
-  jsPDF,
-  Partial<Record<InvoiceFontStyle, FontHandle>>
->();
+/**
+ * What this module keeps of a document while it is drawn: its text
+ * settings, its font handles and its glyph sink. One record per document,
+ * let go at once on output ({@link output_document_with_fonts}).
+ */
+interface DocumentFontState {
+  settings: DocumentTextSettings;
+  handles: Partial<Record<InvoiceFontStyle, FontHandle>>;
+  sink?: GlyphSink;
+}
+
+const document_states = new WeakMap<jsPDF, DocumentFontState>();
+
+/** The state of `doc` (text settings empty unless it was made here). */
+function state_of(doc: jsPDF): DocumentFontState {
+  let state = document_states.get(doc);
+  if (state === undefined) {
+    state = { settings: {}, handles: {} };
+    document_states.set(doc, state);
+  }
+  return state;
+}
 
 /** The handle of an invoice font registered with `doc`, for direct text output. */
 export function font_handle(doc: jsPDF, style: InvoiceFontStyle): FontHandle {
-  let handles = font_handles.get(doc);
-  if (handles === undefined) {
-    handles = {};
-    font_handles.set(doc, handles);
-  }
+  const { handles } = state_of(doc);
   const known = handles[style];
   if (known !== undefined) return known;
   const { resource, font } = plugin_font<DocumentFont>(
@@ -134,8 +148,6 @@ const STYLE_BY_POSTSCRIPT = new Map<string, InvoiceFontStyle>(
 const SCRIPT_BY_POSTSCRIPT = new Map<string, ScriptFontId>(
   SCRIPT_FONT_IDS.map((id) => [SCRIPT_FONT_SOURCES[id].postscript, id]),
 );
-
-const document_text_settings = new WeakMap<jsPDF, DocumentTextSettings>();
 
 /**
  * Creates a jsPDF document with the invoice fonts registered (cheap: no
@@ -169,23 +181,21 @@ export function create_document_with_fonts(
       style,
     })),
   );
-  document_text_settings.set(doc, text_settings);
+  document_states.set(doc, { settings: text_settings, handles: {} });
   return doc;
 }
 
 /**
  * The bytes of a document made by {@link create_document_with_fonts}
- * (`output_document`); the document's font handles, text settings and
- * glyph sink are let go with it, so that nothing of it outlives the render
- * (see `output_document` in `jspdf_fence.ts`).
+ * (`output_document`); this module's state of the document is let go with
+ * it, so that nothing of it outlives the render (see `output_document` in
+ * `jspdf_fence.ts`).
  */
 export function output_document_with_fonts(doc: jsPDF): Uint8Array {
   try {
     return output_document(doc);
   } finally {
-    font_handles.delete(doc);
-    document_text_settings.delete(doc);
-    glyph_sinks.delete(doc);
+    document_states.delete(doc);
   }
 }
 
@@ -298,10 +308,8 @@ export function draw_text_line(
 
 /** Whether the document's pages are mirrored (right-to-left layout). */
 export function is_mirrored(doc: jsPDF): boolean {
-  return document_text_settings.get(doc)?.mirrored === true;
+  return document_states.get(doc)?.settings.mirrored === true;
 }
-
-const glyph_sinks = new WeakMap<jsPDF, GlyphSink>();
 
 /**
  * The document's font resources for drawn glyph runs. Script fonts are
@@ -309,13 +317,13 @@ const glyph_sinks = new WeakMap<jsPDF, GlyphSink>();
  * so a PDF embeds only the scripts it uses.
  */
 function document_glyph_sink(doc: jsPDF): GlyphSink {
-  let sink = glyph_sinks.get(doc);
-  if (sink !== undefined) return sink;
+  const state = state_of(doc);
+  if (state.sink !== undefined) return state.sink;
   const by_font = new Map<
     PreparedFont,
     { resource: string; record(gid: number, text: string): number }
   >();
-  sink = {
+  const sink: GlyphSink = {
     font_resource(prepared) {
       let entry = by_font.get(prepared);
       if (entry !== undefined) return entry;
@@ -346,6 +354,6 @@ function document_glyph_sink(doc: jsPDF): GlyphSink {
       return entry;
     },
   };
-  glyph_sinks.set(doc, sink);
+  state.sink = sink;
   return sink;
 }

@@ -85,9 +85,20 @@ export class ApiError extends Error {
   /** Extra response headers. */
   readonly headers: Record<string, string>;
 
-  /** Creates an error with a code and a message that says what is wrong. */
+  /**
+   * Creates an error with a code and a message that says what is wrong. It
+   * carries no stack trace: it is an answer, not a fault (a fault keeps its
+   * own as the `cause`), and tRPC copies the stack of what a procedure
+   * throws, which formats it: about 0.1 ms for every refused request.
+   */
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
     super(message, { cause: options.cause });
+    // Replaces the captured trace before anything formats it.
+    Object.defineProperty(this, "stack", {
+      value: `ApiError: ${message}`,
+      writable: true,
+      configurable: true,
+    });
     this.name = "ApiError";
     this.code = code;
     this.status = ERROR_STATUS[code];

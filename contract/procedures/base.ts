@@ -13,6 +13,10 @@ import { to_api_error, to_trpc_error } from "../trpc_errors.ts";
 
 /** The tRPC instance every router and procedure is made with. */
 export const t = initTRPC.context<ServiceContext>().meta<OpenApiMeta>().create({
+  // Otherwise tRPC writes each error's stack into the shape the formatter
+  // below then drops, and formatting a stack (every frame mapped to its
+  // TypeScript source) costs a refused request about 0.1 ms.
+  isDev: false,
   errorFormatter({ shape, error }) {
     // tRPC clients need tRPC's envelope (numeric code); our code, details and
     // HTTP status travel in `data`. Stack traces never leave the server.

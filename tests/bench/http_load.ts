@@ -110,7 +110,11 @@ interface LevelResult {
   target: string;
   database: "pglite" | "postgres";
   items: number;
-  mode: "closed" | "paced";
+  /**
+   * "refused": requests without a key, each on a connection of its own (the
+   * service closes a connection whose request it refused unread).
+   */
+  mode: "closed" | "paced" | "refused";
   clients: number;
   /** Offered rate of a paced level, requests/s. */
   offered_rate?: number;
@@ -406,14 +410,18 @@ class RequestFactory {
     this.#prefix = `B${Date.now().toString(36)}-${items}-`;
   }
 
-  /** The next request, with a new invoice number, as bytes on the wire. */
-  build(key: string): Uint8Array {
+  /**
+   * The next request, with a new invoice number, as bytes on the wire;
+   * without `key`, one the service refuses (401).
+   */
+  build(key?: string): Uint8Array {
     const body = this.#encoder.encode(
       this.#before + this.#prefix + (this.#next++) + this.#after,
     );
     const head = this.#encoder.encode(
       `POST /generate HTTP/1.1\r\nHost: ${this.#host}\r\n` +
-        `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        (key === undefined ? "" : `Authorization: Bearer ${key}\r\n`) +
+        `Content-Type: application/json\r\n` +
         `Content-Length: ${body.length}\r\n\r\n`,
     );
     const bytes = new Uint8Array(head.length + body.length);
@@ -429,10 +437,15 @@ interface Recorder {
   ok: number;
 }
 
-function record(recorder: Recorder, answer: HttpAnswer, ms: number): void {
+function record(
+  recorder: Recorder,
+  answer: HttpAnswer,
+  ms: number,
+  expected: "pdf" | "refused" = "pdf",
+): void {
   const pdf = answer.status === 200 && answer.body[0] === 0x25 && // "%PDF"
     answer.body[1] === 0x50 && !answer.headers.has("idempotent-replayed");
-  if (pdf) {
+  if (expected === "pdf" ? pdf : answer.status === 401) {
     recorder.ok += 1;
     recorder.latencies.push(ms);
     return;
@@ -485,6 +498,31 @@ async function closed_client(
     }
   }
   return connection;
+}
+
+/**
+ * One client that sends requests without a key, one per connection, each
+ * as soon as the last one is answered.
+ */
+async function refused_client(options: {
+  service: Service;
+  factory: RequestFactory;
+  deadline: number;
+  recorder: Recorder;
+}): Promise<void> {
+  const { service, factory, deadline, recorder } = options;
+  while (performance.now() < deadline) {
+    const started = performance.now();
+    const connection = await HttpConnection.open(address_of(service));
+    try {
+      const answer = await connection.request(factory.build());
+      record(recorder, answer, performance.now() - started, "refused");
+    } catch (error) {
+      count_error(recorder, error);
+    } finally {
+      connection.close();
+    }
+  }
 }
 
 /**
@@ -566,6 +604,8 @@ async function run_level(
     /** Accounts the requests are spread over. */
     accounts: number;
     rate?: number;
+    /** Requests without a key (see `LevelResult.mode`). */
+    refused?: boolean;
   },
 ): Promise<LevelResult> {
   const database = level.target.database;
@@ -574,7 +614,7 @@ async function run_level(
     requests: level.seconds * 3_000,
     accounts: level.accounts,
   });
-  const connections = await Promise.all(
+  const connections = level.refused ? [] : await Promise.all(
     Array.from(
       { length: level.clients },
       () => HttpConnection.open(address_of(service)),
@@ -590,8 +630,15 @@ async function run_level(
   reset_peak_rss(service.pid);
   const started = performance.now();
   const deadline = started + level.seconds * 1000;
-  let finished: HttpConnection[];
-  if (level.rate === undefined) {
+  let finished: HttpConnection[] = [];
+  if (level.refused) {
+    await Promise.all(
+      Array.from(
+        { length: level.clients },
+        () => refused_client({ service, factory, deadline, recorder }),
+      ),
+    );
+  } else if (level.rate === undefined) {
     finished = await Promise.all(
       connections.map((connection) =>
         closed_client(connection, { service, factory, deadline, recorder })
@@ -654,7 +701,11 @@ async function run_level(
     target: level.target.name,
     database,
     items: level.items,
-    mode: level.rate === undefined ? "closed" : "paced",
+    mode: level.refused
+      ? "refused"
+      : level.rate === undefined
+      ? "closed"
+      : "paced",
     clients: level.clients,
     ...(level.rate === undefined ? {} : { offered_rate: level.rate }),
     seconds: round(elapsed, 2),
@@ -899,6 +950,17 @@ async function bench_target(
         rss_after_load_mb: await rss_after_rest(service),
       };
     }
+    // A flood of requests without a key: what each refusal costs.
+    report(
+      await run_level(service, {
+        target,
+        items: 10,
+        clients: 10,
+        seconds: settings.seconds,
+        accounts: settings.accounts,
+        refused: true,
+      }),
+    );
     for (const rate of settings.rates) {
       // Let the backlog of a previous overloaded run drain first.
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -1151,6 +1213,7 @@ function service_of(
 }
 
 function clients_cell(level: LevelResult): string {
+  if (level.mode === "refused") return `${level.clients}, no key`;
   return level.mode === "paced"
     ? `${level.clients} @ ${level.offered_rate}/s`
     : String(level.clients);

@@ -15,7 +15,7 @@ type Database = "pglite" | "postgres";
 export interface MeasuredRow {
   database: Database;
   items: number;
-  mode: "closed" | "paced";
+  mode: "closed" | "paced" | "refused";
   clients: number;
   offered_rate?: number;
   rps: number;

@@ -20,6 +20,7 @@ import {
 } from "./errors.ts";
 import { MIGRATIONS_FOLDER } from "./migrations_folder.ts";
 import { open_guarded_postgres, within } from "./postgres_client.ts";
+import { postgres_target } from "./postgres_url.ts";
 import * as schema from "./schema.ts";
 
 export {
@@ -189,7 +190,10 @@ async function migrate_with_lock(
   url: string,
   connect_timeout_ms: number,
 ): Promise<void> {
-  const client = postgres(url, {
+  const target = postgres_target(url);
+  const client = postgres(target.url, {
+    host: target.host,
+    port: target.port,
     max: 1,
     connect_timeout: connect_timeout_ms / 1000,
     onnotice: () => {},

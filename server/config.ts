@@ -6,6 +6,7 @@ import {
   PLAN_IDS,
   type SubscriptionStatus,
 } from "../contract/mod.ts";
+import { postgres_target } from "../db/mod.ts";
 import type { StripeConfig } from "./billing.ts";
 import { type AddressRange, parse_trusted_proxies } from "./client_address.ts";
 
@@ -405,6 +406,13 @@ function parse_database_url(text: string | undefined): string | undefined {
     throw new ConfigError(
       "DATABASE_URL must be a postgres:// or postgresql:// URL",
     );
+  }
+  if (text) {
+    try {
+      postgres_target(text);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
   }
   return text;
 }

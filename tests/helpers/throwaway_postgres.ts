@@ -8,6 +8,8 @@ import { free_port } from "./free_port.ts";
 export interface ThrowawayPostgres {
   url: string;
   port: number;
+  /** The directory of its Unix socket (`.s.PGSQL.<port>`). */
+  socket_dir: string;
   stop(mode?: "fast" | "immediate"): Promise<void>;
   start(): Promise<void>;
   /** Stops the cluster and deletes its directory. */
@@ -95,6 +97,7 @@ export async function start_throwaway_postgres(): Promise<ThrowawayPostgres> {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
+    socket_dir: dir,
     start,
     stop,
     async destroy() {

@@ -49,6 +49,10 @@ Deno.test("invalid configuration stops start-up with a clear message", () => {
     [{ PORT: "70000" }, /PORT must be between 0 and 65535/],
     [{ RATE_LIMIT_PER_MINUTE: "0" }, /RATE_LIMIT_PER_MINUTE must be between 1/],
     [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL must be a postgres/],
+    [
+      { DATABASE_URL: "postgres://ink@localhost/ink?host=/run/pg&port=x" },
+      /DATABASE_URL: port must be 1-65535/,
+    ],
     [{ ADMIN_TOKEN: "short" }, /ADMIN_TOKEN must be at least 16 characters/],
     [{ CORS_ORIGINS: "app.example.com" }, /CORS_ORIGINS must be/],
     [{ HEADER_TIMEOUT_MS: "50" }, /HEADER_TIMEOUT_MS must be between 100/],

@@ -38,7 +38,7 @@ export function postgres_target(url: string): PostgresTarget {
   if (port_text !== undefined) {
     const port = Number(port_text);
     if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-      throw new Error(`DATABASE_URL: port must be 1-65535, not "${port_text}"`);
+      throw new Error(`port must be 1-65535, not "${port_text}"`);
     }
     target.port = port;
   }

@@ -411,7 +411,7 @@ function parse_database_url(text: string | undefined): string | undefined {
     try {
       postgres_target(text);
     } catch (error) {
-      throw new ConfigError((error as Error).message);
+      throw new ConfigError(`DATABASE_URL: ${(error as Error).message}`);
     }
   }
   return text;

@@ -30,6 +30,7 @@
  * @module
  */
 import postgres from "postgres";
+import { postgres_target } from "../../db/mod.ts";
 import { invoice_with_items } from "../fixtures/invoices.ts";
 import { start_task_settings } from "../helpers/service_process.ts";
 import { HttpConnection } from "./http_client.ts";
@@ -73,7 +74,10 @@ function worker_role(hold_ms: number): void {
 
 /** The server: see the module. Prints its port as one JSON line. */
 function serve_role(database_url: string, hold_ms: number): void {
-  const sql = postgres(database_url, {
+  const target = postgres_target(database_url);
+  const sql = postgres(target.url, {
+    host: target.host,
+    port: target.port,
     max: 10,
     fetch_types: false,
     idle_timeout: 30,
@@ -214,11 +218,38 @@ async function measure(database_url: string, row: Row, seconds: number) {
   }
 }
 
+/** Whether a statement runs on the server of `database_url`. */
+async function reachable(database_url: string): Promise<boolean> {
+  const target = postgres_target(database_url);
+  const sql = postgres(target.url, {
+    host: target.host,
+    port: target.port,
+    max: 1,
+    connect_timeout: 2,
+    fetch_types: false,
+    onnotice: () => {},
+  });
+  try {
+    await sql`select 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
 async function main(): Promise<void> {
   const database_url = Deno.env.get("BENCH_DATABASE_URL") ??
     Deno.env.get("TEST_DATABASE_URL") ??
     "postgres://postgres@127.0.0.1:5432/postgres";
   const seconds = Number(Deno.env.get("REQUEST_FLOOR_SECONDS") ?? 5);
+  if (!await reachable(database_url)) {
+    console.log(
+      `\nThe request floor: skipped, PostgreSQL at ${database_url} is unreachable.`,
+    );
+    return;
+  }
   console.log(
     "\nThe request floor (Deno.serve, one postgres.js statement, a worker " +
       "round trip, a 16 KB answer), CPU ms per request:\n",

@@ -12,7 +12,8 @@ const KEYS_COMPARED_IN_TURN = 8;
  * The open arrays and objects, as parallel per-level entries (level 0
  * outermost, `depth` of them open). A level's entries are reused by the
  * next array or object opened at that level, so the scan allocates only
- * for the first object at each level and for objects with many keys.
+ * for the first object with two keys at each level and for objects with
+ * many keys.
  */
 interface Nesting {
   depth: number;
@@ -20,11 +21,15 @@ interface Nesting {
   is_object: boolean[];
   /** Index of the current element (array) or keys seen so far (object). */
   count: number[];
-  /** The key whose value is being read (objects). */
+  /** The key whose value is being read (object levels only). */
   last_key: string[];
-  /** An object's first keys, while it has at most KEYS_COMPARED_IN_TURN. */
-  first_keys: string[][];
-  /** Every key of an object that has more. */
+  /**
+   * An object's first keys once it has two, while it has at most
+   * KEYS_COMPARED_IN_TURN (the array of a level is made by the first object
+   * there with two keys; an object with one has it in `last_key`).
+   */
+  first_keys: (string[] | undefined)[];
+  /** Every key of an object that has more (object levels only). */
   keys: (Set<string> | undefined)[];
 }
 
@@ -51,21 +56,29 @@ function open_level(nesting: Nesting, is_object: boolean): void {
   const level = nesting.depth++;
   nesting.is_object[level] = is_object;
   nesting.count[level] = 0;
+  // An array's level needs no keys: text nested as deep as a body allows
+  // allocates nothing per array level.
+  if (!is_object) return;
   nesting.last_key[level] = "";
   nesting.keys[level] = undefined;
-  nesting.first_keys[level] ??= [];
 }
 
 /** Records `key` in the innermost object; false when it was there already. */
 function add_key(nesting: Nesting, key: string): boolean {
   const top = nesting.depth - 1;
   const count = nesting.count[top];
-  const first_keys = nesting.first_keys[top];
   let keys = nesting.keys[top];
   if (keys) {
     if (keys.has(key)) return false;
     keys.add(key);
-  } else {
+  } else if (count === 1) {
+    const only = nesting.last_key[top];
+    if (only === key) return false;
+    const first_keys = nesting.first_keys[top] ??= [];
+    first_keys[0] = only;
+    first_keys[1] = key;
+  } else if (count > 1) {
+    const first_keys = nesting.first_keys[top]!;
     for (let index = 0; index < count; index++) {
       if (first_keys[index] === key) return false;
     }

@@ -7,7 +7,6 @@
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzle_postgres } from "drizzle-orm/postgres-js";
 import { migrate as migrate_postgres } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
 import {
   DEFAULT_MIN_FREE_MB,
   type FreeSpaceWatch,
@@ -20,7 +19,7 @@ import {
 } from "./errors.ts";
 import { MIGRATIONS_FOLDER } from "./migrations_folder.ts";
 import { open_guarded_postgres, within } from "./postgres_client.ts";
-import { postgres_target } from "./postgres_url.ts";
+import { open_postgres_client } from "./postgres_url.ts";
 import * as schema from "./schema.ts";
 
 export {
@@ -190,10 +189,7 @@ async function migrate_with_lock(
   url: string,
   connect_timeout_ms: number,
 ): Promise<void> {
-  const target = postgres_target(url);
-  const client = postgres(target.url, {
-    host: target.host,
-    port: target.port,
+  const client = open_postgres_client(url, {
     max: 1,
     connect_timeout: connect_timeout_ms / 1000,
     onnotice: () => {},

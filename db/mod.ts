@@ -101,7 +101,7 @@ export {
   sweep_reservations,
   type TestReservation,
 } from "./usage.ts";
-export { postgres_target } from "./postgres_url.ts";
+export { open_postgres_client, postgres_target } from "./postgres_url.ts";
 export { settle_generations } from "./settle_batch.ts";
 export { vacuum_embedded } from "./vacuum.ts";
 export {

@@ -19,7 +19,7 @@ import net from "node:net";
 import postgres from "postgres";
 import { CircuitBreaker } from "./circuit_breaker.ts";
 import { DatabaseUnavailableError, is_connection_failure } from "./errors.ts";
-import { postgres_target } from "./postgres_url.ts";
+import { open_postgres_client } from "./postgres_url.ts";
 
 /** Timeouts of the pool. */
 export interface PostgresTimeouts {
@@ -66,15 +66,12 @@ export function open_guarded_postgres(
   log: (message: string) => void = (message) => console.error(message),
 ): GuardedPostgres {
   const sockets = track_sockets();
-  const target = postgres_target(url);
   let closing = false;
   // `socket` is documented (postgres.js README, "Custom socket") but not in
   // its type definitions.
   const options: postgres.Options<Record<string, never>> & {
     socket: typeof sockets.open;
   } = {
-    host: target.host,
-    port: target.port,
     max: 10,
     connect_timeout: timeouts.connect_timeout_ms / 1000,
     // Idle connections are dropped so a restarted server does not leave the
@@ -94,7 +91,7 @@ export function open_guarded_postgres(
       idle_in_transaction_session_timeout: 60_000,
     },
   };
-  const client = postgres(target.url, options);
+  const client = open_postgres_client(url, options);
   const breaker = new CircuitBreaker({
     deadline_ms: timeouts.statement_timeout_ms + DEADLINE_GRACE_MS,
     // One connection slow to open while the others are answered is load

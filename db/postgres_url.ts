@@ -5,9 +5,12 @@
  * machine. postgres.js reads them from the URL's authority only and sends
  * any other query parameter to the server as a setting, which the server
  * refuses for `host` and `port`; here they move to postgres.js's options.
+ * Every postgres.js client of the service opens through
+ * {@linkcode open_postgres_client}.
  *
  * @module
  */
+import postgres from "postgres";
 
 /** The URL for postgres.js, and the host and port it takes as options. */
 export interface PostgresTarget {
@@ -43,4 +46,18 @@ export function postgres_target(url: string): PostgresTarget {
     target.port = port;
   }
   return target;
+}
+
+/** A postgres.js client for `url` read as libpq reads it, with `options`. */
+export function open_postgres_client(
+  url: string,
+  options: postgres.Options<Record<string, never>>,
+): postgres.Sql {
+  const target = postgres_target(url);
+  const located: postgres.Options<Record<string, never>> = {
+    ...options,
+    host: target.host,
+    port: target.port,
+  };
+  return postgres(target.url, located);
 }

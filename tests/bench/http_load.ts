@@ -69,6 +69,7 @@ import { create_empty_test_database } from "../helpers/test_database.ts";
 import type { ChromiumResult } from "./chromium_baseline.ts";
 import { type ColdStart, measure_cold_start } from "./cold_start.ts";
 import type { RendererTargets } from "./renderer_targets.ts";
+import { bench_postgres_server_url } from "./postgres_server.ts";
 import { median, percentile } from "./stats.ts";
 import { type CheckoutFigures, format_targets } from "./targets.ts";
 import { type HttpAnswer, HttpConnection } from "./http_client.ts";
@@ -82,7 +83,6 @@ import {
 } from "./proc_stats.ts";
 
 const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
-const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 // Team plan allows 10,000 a month; leave a margin for requests in flight
 // when an account's budget runs out.
 const REQUESTS_PER_ACCOUNT = 9_500;
@@ -209,8 +209,7 @@ function read_settings(): Settings {
     databases,
     capped_v8_flags: env("BENCH_CAPPED_V8_FLAGS") ?? "",
     accounts: Number(env("BENCH_ACCOUNTS") ?? 16),
-    postgres_server_url: env("BENCH_DATABASE_URL") ??
-      env("TEST_DATABASE_URL") ?? DEFAULT_POSTGRES_URL,
+    postgres_server_url: bench_postgres_server_url(),
     rates: (env("BENCH_RATES") ?? "200,400").split(",").map(Number).filter((
       rate,
     ) => rate > 0),

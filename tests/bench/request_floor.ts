@@ -29,11 +29,11 @@
  *
  * @module
  */
-import postgres from "postgres";
-import { postgres_target } from "../../db/mod.ts";
+import { open_postgres_client } from "../../db/mod.ts";
 import { invoice_with_items } from "../fixtures/invoices.ts";
 import { start_task_settings } from "../helpers/service_process.ts";
 import { HttpConnection } from "./http_client.ts";
+import { bench_postgres_server_url } from "./postgres_server.ts";
 import { process_cpu_seconds, thread_cpu_seconds } from "./proc_stats.ts";
 
 /** Bytes of each answer: about the 10-item invoice's PDF. */
@@ -74,10 +74,7 @@ function worker_role(hold_ms: number): void {
 
 /** The server: see the module. Prints its port as one JSON line. */
 function serve_role(database_url: string, hold_ms: number): void {
-  const target = postgres_target(database_url);
-  const sql = postgres(target.url, {
-    host: target.host,
-    port: target.port,
+  const sql = open_postgres_client(database_url, {
     max: 10,
     fetch_types: false,
     idle_timeout: 30,
@@ -220,10 +217,7 @@ async function measure(database_url: string, row: Row, seconds: number) {
 
 /** Whether a statement runs on the server of `database_url`. */
 async function reachable(database_url: string): Promise<boolean> {
-  const target = postgres_target(database_url);
-  const sql = postgres(target.url, {
-    host: target.host,
-    port: target.port,
+  const sql = open_postgres_client(database_url, {
     max: 1,
     connect_timeout: 2,
     fetch_types: false,
@@ -240,9 +234,7 @@ async function reachable(database_url: string): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  const database_url = Deno.env.get("BENCH_DATABASE_URL") ??
-    Deno.env.get("TEST_DATABASE_URL") ??
-    "postgres://postgres@127.0.0.1:5432/postgres";
+  const database_url = bench_postgres_server_url();
   const seconds = Number(Deno.env.get("REQUEST_FLOOR_SECONDS") ?? 5);
   if (!await reachable(database_url)) {
     console.log(

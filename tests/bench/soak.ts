@@ -24,6 +24,7 @@ import {
   start_service_process,
 } from "../helpers/service_process.ts";
 import { create_empty_test_database } from "../helpers/test_database.ts";
+import { bench_postgres_server_url } from "./postgres_server.ts";
 
 const ADMIN_TOKEN = "soak-admin-token-0123456789";
 
@@ -56,8 +57,7 @@ async function main(): Promise<number> {
   const seconds = Number(env("SOAK_SECONDS") ?? 480);
   const client_count = Number(env("SOAK_CLIENTS") ?? 32);
   const account_count = Number(env("SOAK_ACCOUNTS") ?? 16);
-  const server_url = env("BENCH_DATABASE_URL") ?? env("TEST_DATABASE_URL") ??
-    "postgres://postgres@127.0.0.1:5432/postgres";
+  const server_url = bench_postgres_server_url();
   const database = await create_empty_test_database(server_url);
   const services: ServiceProcess[] = [];
   try {

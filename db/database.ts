@@ -23,6 +23,8 @@ import { open_postgres_client } from "./postgres_url.ts";
 import * as schema from "./schema.ts";
 
 export {
+  database_refusal_of,
+  type DatabaseRefusal,
   DatabaseUnavailableError,
   is_database_unavailable,
   unavailable_public_message,

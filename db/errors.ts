@@ -162,3 +162,55 @@ export function is_disk_full(error: unknown): boolean {
   }
   return false;
 }
+
+/** A database server's refusal: its SQLSTATE, its words and what fixes it. */
+export interface DatabaseRefusal {
+  code: string;
+  message: string;
+  /** What the operator can change, when the SQLSTATE says. */
+  hint?: string;
+}
+
+// What an operator changes for the refusals that stop a start: the URL's
+// database, user, password or settings, or the user's rights (the
+// migrations create tables).
+const REFUSAL_HINTS: Record<string, string> = {
+  "3D000": "create that database, or name an existing one in DATABASE_URL",
+  "28P01": "check the user and password in DATABASE_URL",
+  "28000": "check the user in DATABASE_URL and the server's pg_hba.conf",
+  "42501":
+    "the user in DATABASE_URL needs the right to create schemas and tables in its database, as its owner has (the migrations run at start)",
+  "42704": "remove the unknown setting from DATABASE_URL's query",
+  "22023": "correct the setting's value in DATABASE_URL's query",
+  "53300":
+    "the server has no connection left: raise its max_connections, or run fewer instances against it",
+};
+
+/**
+ * The error a database server answered with, found in `error`'s `cause`
+ * chain (postgres.js's `PostgresError` and PGlite's errors both carry a
+ * SQLSTATE `code` and a `severity`); undefined for errors of the client
+ * side (a socket, a timeout, a bug).
+ */
+export function database_refusal_of(
+  error: unknown,
+): DatabaseRefusal | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current != null; depth++) {
+    if (typeof current !== "object") return undefined;
+    const e = current as {
+      code?: unknown;
+      severity?: unknown;
+      message?: unknown;
+      cause?: unknown;
+    };
+    if (
+      typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code) &&
+      typeof e.severity === "string" && typeof e.message === "string"
+    ) {
+      return { code: e.code, message: e.message, hint: REFUSAL_HINTS[e.code] };
+    }
+    current = e.cause;
+  }
+  return undefined;
+}

@@ -16,6 +16,8 @@
  */
 export {
   type Database,
+  database_refusal_of,
+  type DatabaseRefusal,
   DatabaseUnavailableError,
   type Db,
   is_database_unavailable,

@@ -2,7 +2,7 @@
  * Entry point: reads configuration, starts the service, stops cleanly on
  * SIGTERM / SIGINT.
  */
-import { database_refusal_of, is_database_unavailable } from "./db/mod.ts";
+import { database_open_failure } from "./db/mod.ts";
 import { ConfigError, load_config } from "./server/config.ts";
 import { LOGGED_LINK_MARK } from "./contract/auth.ts";
 import { start_server } from "./server/serve.ts";
@@ -28,23 +28,12 @@ if (import.meta.main) {
   try {
     server = await start_server(config);
   } catch (error) {
-    // The server's own words first: "starting up" or "too many clients"
-    // says more than "unreachable".
-    const refusal = database_refusal_of(error);
-    if (refusal) {
-      console.error(
-        `Cannot open the database: ${
-          config.database_url ? "PostgreSQL" : "PGlite"
-        } refused: ${refusal.message} (SQLSTATE ${refusal.code})${
-          refusal.hint ? `; ${refusal.hint}` : ""
-        }`,
-      );
-      Deno.exit(1);
-    }
-    if (is_database_unavailable(error)) {
-      console.error(
-        `Cannot open the database: ${(error as Error).message}`,
-      );
+    const failure = database_open_failure(
+      error,
+      config.database_url ? "PostgreSQL" : "PGlite",
+    );
+    if (failure) {
+      console.error(`Cannot open the database: ${failure}`);
       Deno.exit(1);
     }
     throw error;

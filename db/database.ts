@@ -23,6 +23,7 @@ import { open_postgres_client } from "./postgres_url.ts";
 import * as schema from "./schema.ts";
 
 export {
+  database_open_failure,
   database_refusal_of,
   type DatabaseRefusal,
   DatabaseUnavailableError,

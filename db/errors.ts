@@ -214,3 +214,23 @@ export function database_refusal_of(
   }
   return undefined;
 }
+
+/**
+ * What an operator reads when opening the database fails for a reason
+ * outside the service: the server's refusal first (its words say more than
+ * "unreachable"), else the outage; undefined for anything else (a bug).
+ * `engine` names the database in the line ("PostgreSQL", "PGlite").
+ */
+export function database_open_failure(
+  error: unknown,
+  engine: string,
+): string | undefined {
+  const refusal = database_refusal_of(error);
+  if (refusal) {
+    return `${engine} refused: ${refusal.message} (SQLSTATE ${refusal.code})${
+      refusal.hint ? `; ${refusal.hint}` : ""
+    }`;
+  }
+  if (is_database_unavailable(error)) return (error as Error).message;
+  return undefined;
+}

@@ -16,6 +16,7 @@
  */
 export {
   type Database,
+  database_open_failure,
   database_refusal_of,
   type DatabaseRefusal,
   DatabaseUnavailableError,

@@ -16,6 +16,7 @@ import {
 } from "../contract/mod.ts";
 import {
   type Database,
+  database_open_failure,
   list_deleted_account_usage,
   open_database,
   update_account,
@@ -60,10 +61,21 @@ export async function run_admin_cli(
     return command ? 0 : 2;
   }
   const config = load_config(env);
-  const database = await open_database({
-    database_url: config.database_url,
-    data_dir: config.data_dir,
-  });
+  let database;
+  try {
+    database = await open_database({
+      database_url: config.database_url,
+      data_dir: config.data_dir,
+    });
+  } catch (error) {
+    const failure = database_open_failure(
+      error,
+      config.database_url ? "PostgreSQL" : "PGlite",
+    );
+    if (!failure) throw error;
+    console.error(`Cannot open the database: ${failure}`);
+    return 1;
+  }
   const services = create_services(database, {
     render_document: () => Promise.reject(new Error("the CLI does not render")),
     billing: config.stripe

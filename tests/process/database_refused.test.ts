@@ -1,7 +1,8 @@
 /**
  * `main.ts` against a PostgreSQL server that answers but refuses what
  * `DATABASE_URL` asks (a database that does not exist, a setting it does
- * not know, a user who may not create the tables): the process exits 1
+ * not know, a user who may not create the tables), and the operator CLI
+ * against a database that does not exist: the process exits 1
  * with one line naming the server's words, its SQLSTATE and what to
  * change, not an uncaught error with a stack. The server is a throwaway
  * cluster; the shared one is not touched.
@@ -16,9 +17,11 @@ import { database_refusal_of } from "../../db/mod.ts";
 
 async function start_output(
   database_url: string,
+  script_args = ["main.ts"],
 ): Promise<{ code: number; stderr: string }> {
+  const [script, ...args] = script_args;
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${CHECKOUT_DIR}/main.ts`],
+    args: ["run", "-A", `${CHECKOUT_DIR}/${script}`, ...args],
     cwd: CHECKOUT_DIR,
     env: { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database_url },
     stdin: "null",
@@ -53,6 +56,15 @@ Deno.test({
       assert_one_line_refusal(
         await start_output(`${base}/no_such_database`),
         /^Cannot open the database: PostgreSQL refused: database "no_such_database" does not exist \(SQLSTATE 3D000\); create that database/,
+      );
+      // The operator CLI opens the database as the service does.
+      assert_one_line_refusal(
+        await start_output(`${base}/no_such_database`, [
+          "server/admin_cli.ts",
+          "get-account",
+          crypto.randomUUID(),
+        ]),
+        /^Cannot open the database: PostgreSQL refused: database "no_such_database" does not exist \(SQLSTATE 3D000\)/,
       );
       assert_one_line_refusal(
         await start_output(`${base}/postgres?no_such_setting=1`),

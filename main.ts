@@ -6,6 +6,7 @@ import { database_open_failure } from "./db/mod.ts";
 import { ConfigError, load_config } from "./server/config.ts";
 import { LOGGED_LINK_MARK } from "./contract/auth.ts";
 import { start_server } from "./server/serve.ts";
+import { ListenError } from "./server/listen_error.ts";
 
 /**
  * How long closing the database and mail may take once the requests in
@@ -34,6 +35,10 @@ if (import.meta.main) {
     );
     if (failure) {
       console.error(`Cannot open the database: ${failure}`);
+      Deno.exit(1);
+    }
+    if (error instanceof ListenError) {
+      console.error(error.message);
       Deno.exit(1);
     }
     throw error;

@@ -14,6 +14,7 @@ import {
 } from "./disk_space.ts";
 import {
   DatabaseUnavailableError,
+  DataDirError,
   is_database_unavailable,
   is_disk_full,
 } from "./errors.ts";
@@ -234,7 +235,11 @@ async function open_pglite(
   ]);
   let space: FreeSpaceWatch | undefined;
   if (!data_dir.includes("://")) {
-    await Deno.mkdir(data_dir, { recursive: true });
+    try {
+      await Deno.mkdir(data_dir, { recursive: true });
+    } catch (error) {
+      throw new DataDirError(data_dir, error);
+    }
     space = watch_free_space(data_dir, {
       min_free_bytes: options.min_free_bytes ?? DEFAULT_MIN_FREE_MB * 2 ** 20,
       log: options.log,

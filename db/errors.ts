@@ -163,6 +163,19 @@ export function is_disk_full(error: unknown): boolean {
   return false;
 }
 
+/** Thrown when PGlite's data directory cannot be created or used. */
+export class DataDirError extends Error {
+  constructor(data_dir: string, cause: unknown) {
+    super(
+      `DATA_DIR ${data_dir} cannot be used: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }; set DATA_DIR to a directory this user can create and write`,
+      { cause },
+    );
+    this.name = "DataDirError";
+  }
+}
+
 /** A database server's refusal: its SQLSTATE, its words and what fixes it. */
 export interface DatabaseRefusal {
   code: string;
@@ -225,6 +238,7 @@ export function database_open_failure(
   error: unknown,
   engine: string,
 ): string | undefined {
+  if (error instanceof DataDirError) return error.message;
   const refusal = database_refusal_of(error);
   if (refusal) {
     return `${engine} refused: ${refusal.message} (SQLSTATE ${refusal.code})${

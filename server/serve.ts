@@ -27,6 +27,7 @@ import {
   type SignupPolicy,
 } from "./dashboard/mod.ts";
 import { start_housekeeping } from "./housekeeping.ts";
+import { ListenError } from "./listen_error.ts";
 import { write_log_line } from "./log_lines.ts";
 import {
   type AccountMail,
@@ -146,15 +147,22 @@ export async function start_server(
     metrics,
   });
   const cap = connection_cap(config.max_connections, open_files_limit());
-  const guard = start_connection_guard(handler, {
-    hostname: config.host,
-    port: config.port,
-    header_timeout_ms: config.header_timeout_ms,
-    keep_alive_timeout_ms: config.keep_alive_timeout_ms,
-    max_connections: cap.max_connections,
-  });
+  const opened = { stop_housekeeping, mail, pool, database, settlements };
+  let guard: ConnectionGuard;
+  try {
+    guard = start_connection_guard(handler, {
+      hostname: config.host,
+      port: config.port,
+      header_timeout_ms: config.header_timeout_ms,
+      keep_alive_timeout_ms: config.keep_alive_timeout_ms,
+      max_connections: cap.max_connections,
+    });
+  } catch (error) {
+    await close_opened(opened, owns_database);
+    throw new ListenError(config.host, config.port, error);
+  }
   listening_url = url_of(guard.address);
-  const stop = { guard, stop_housekeeping, mail, pool, database, settlements };
+  const stop = { guard, ...opened };
   let closing: Promise<boolean> | undefined;
   return {
     url: listening_url,
@@ -361,20 +369,34 @@ async function stop_server(
   },
   owns_database: boolean,
 ): Promise<boolean> {
-  const { guard, mail } = parts;
+  const { guard } = parts;
   // Answers delivered last are charged before the database closes.
   const drained = await within_shutdown_deadline(
     guard.shutdown().then(() => parts.settlements.all_settled()),
     config.shutdown_timeout_ms,
     () => guard.open_connections,
   );
+  await close_opened(parts, owns_database);
+  return drained;
+}
+
+/** Stops what the start opened before listening: housekeeping, mail, workers, the database. */
+async function close_opened(
+  parts: {
+    stop_housekeeping: () => void;
+    mail: ServiceMail;
+    pool?: RenderPool;
+    database: Database;
+  },
+  owns_database: boolean,
+): Promise<void> {
+  const { mail } = parts;
   parts.stop_housekeeping();
   await mail.account_mail.idle();
   await mail.operator_mail.idle();
   mail.mailer.close();
   await parts.pool?.close();
   if (owns_database) await parts.database.close();
-  return drained;
 }
 
 /**

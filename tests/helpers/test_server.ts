@@ -3,6 +3,7 @@
  * create accounts and keys through the admin API.
  */
 import { type Config, load_config } from "../../server/config.ts";
+import { ListenError } from "../../server/listen_error.ts";
 import {
   type RunningServer,
   start_server,
@@ -107,7 +108,9 @@ async function start_on_free_port(
         database: test_database.database,
       });
     } catch (error) {
-      if (!pick_port || !(error instanceof Deno.errors.AddrInUse)) throw error;
+      const port_taken = error instanceof ListenError &&
+        error.cause instanceof Deno.errors.AddrInUse;
+      if (!pick_port || !port_taken) throw error;
       if (attempt >= 5) throw error;
     }
   }

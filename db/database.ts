@@ -18,6 +18,8 @@ import {
   is_database_unavailable,
   is_disk_full,
 } from "./errors.ts";
+import type { PGlite } from "@electric-sql/pglite";
+import { type DataDirLock, lock_data_dir } from "./data_dir_lock.ts";
 import { MIGRATIONS_FOLDER } from "./migrations_folder.ts";
 import { open_guarded_postgres, within } from "./postgres_client.ts";
 import { open_postgres_client } from "./postgres_url.ts";
@@ -28,6 +30,7 @@ export {
   database_refusal_of,
   type DatabaseRefusal,
   DatabaseUnavailableError,
+  DataDirError,
   is_database_unavailable,
   unavailable_public_message,
 } from "./errors.ts";
@@ -233,22 +236,17 @@ async function open_pglite(
     import("./pglite_start.ts"),
     import("drizzle-orm/pglite"),
   ]);
-  let space: FreeSpaceWatch | undefined;
-  if (!data_dir.includes("://")) {
-    try {
-      await Deno.mkdir(data_dir, { recursive: true });
-    } catch (error) {
-      throw new DataDirError(data_dir, error);
-    }
-    space = watch_free_space(data_dir, {
-      min_free_bytes: options.min_free_bytes ?? DEFAULT_MIN_FREE_MB * 2 ** 20,
-      log: options.log,
-    });
+  const { space, lock } = await hold_data_dir(data_dir, options);
+  let client;
+  try {
     // Starting writes too (recovery, migrations): not on a disk that is full.
-    space.check();
+    space?.check();
+    if (await is_new_data_dir(data_dir)) await initialise_in_worker(data_dir);
+    client = await start_pglite(data_dir, options.pglite_template);
+  } catch (error) {
+    lock?.release();
+    throw error;
   }
-  if (await is_new_data_dir(data_dir)) await initialise_in_worker(data_dir);
-  const client = await start_pglite(data_dir, options.pglite_template);
   // Every use of PGlite goes through here: refused while its disk is short.
   const guarded = async <T>(operation: () => Promise<T>): Promise<T> => {
     space?.check();
@@ -271,52 +269,27 @@ async function open_pglite(
     schema,
   }) as unknown as Db;
   let closed = false;
-  // PGlite is one session: each statement is prepared in it once (the
-  // promise also keeps two first calls from both preparing it).
-  const prepared = new Map<string, Promise<unknown>>();
   return {
     db,
     kind: "pglite",
-    run<T>(
-      statement: PreparedStatement,
-      params: readonly StatementParam[],
-    ): Promise<T[]> {
-      return guarded(async () => {
-        let ready = prepared.get(statement.name);
-        if (!ready) {
-          ready = client.exec(
-            `prepare ${statement.name}${
-              in_parentheses(statement.types)
-            } as ${statement.text}`,
-          );
-          prepared.set(statement.name, ready);
-          ready.catch(() => prepared.delete(statement.name));
-        }
-        await ready;
-        // PGlite's query API cannot bind parameters to EXECUTE, so they go
-        // in as quoted literals, which PREPARE's declared types then check.
-        // Sent as a simple query: one message into PostgreSQL instead of the
-        // extended protocol's parse, bind, describe and execute (a quarter
-        // less time per statement), its rows parsed by type as `query` does.
-        const [result] = await client.exec(
-          `execute ${statement.name}${in_parentheses(params.map(sql_literal))}`,
-        );
-        return result.rows as T[];
-      });
-    },
+    run: pglite_statements(client, guarded),
     async close() {
       if (closed) return;
       closed = true;
       // Closing writes a shutdown checkpoint to the WAL, which may not fit:
       // with the disk short, the process leaves PGlite as a crash would,
       // and the next start recovers from the WAL (already written out).
-      if (space?.short) {
-        (options.log ?? console.error)(
-          "Not closing PGlite cleanly: its disk is nearly full; the next start recovers from its WAL",
-        );
-        return;
+      try {
+        if (space?.short) {
+          (options.log ?? console.error)(
+            "Not closing PGlite cleanly: its disk is nearly full; the next start recovers from its WAL",
+          );
+          return;
+        }
+        await client.close();
+      } finally {
+        lock?.release();
       }
-      await client.close();
     },
     async ping(timeout_ms = PING_TIMEOUT_MS) {
       await as_unavailable(
@@ -324,6 +297,65 @@ async function open_pglite(
         () => within(timeout_ms, guarded(() => client.query("select 1"))),
       );
     },
+  };
+}
+
+/**
+ * A data directory on disk made, locked for this process and watched for
+ * free space; nothing for an in-memory or URL database.
+ */
+async function hold_data_dir(
+  data_dir: string,
+  options: OpenDatabaseOptions,
+): Promise<{ space?: FreeSpaceWatch; lock?: DataDirLock }> {
+  if (data_dir.includes("://")) return {};
+  try {
+    await Deno.mkdir(data_dir, { recursive: true });
+  } catch (error) {
+    throw new DataDirError(data_dir, error);
+  }
+  const lock = await lock_data_dir(data_dir);
+  const space = watch_free_space(data_dir, {
+    min_free_bytes: options.min_free_bytes ?? DEFAULT_MIN_FREE_MB * 2 ** 20,
+    log: options.log,
+  });
+  return { space, lock };
+}
+
+/** `Database.run` on PGlite: each statement prepared once, then executed. */
+function pglite_statements(
+  client: PGlite,
+  guarded: <T>(operation: () => Promise<T>) => Promise<T>,
+): Database["run"] {
+  // PGlite is one session: each statement is prepared in it once (the
+  // promise also keeps two first calls from both preparing it).
+  const prepared = new Map<string, Promise<unknown>>();
+  return function run<T>(
+    statement: PreparedStatement,
+    params: readonly StatementParam[],
+  ): Promise<T[]> {
+    return guarded(async () => {
+      let ready = prepared.get(statement.name);
+      if (!ready) {
+        ready = client.exec(
+          `prepare ${statement.name}${
+            in_parentheses(statement.types)
+          } as ${statement.text}`,
+        );
+        prepared.set(statement.name, ready);
+        ready.catch(() => prepared.delete(statement.name));
+      }
+      await ready;
+      // PGlite's query API cannot bind parameters to EXECUTE, so they go
+      // in as quoted literals, which PREPARE's declared types then check.
+      // Sent as a simple query: one message into PostgreSQL instead of the
+      // extended protocol's parse, bind, describe and execute (a quarter
+      // less time per statement), its rows parsed by type as `query` does.
+      const [result] = await client.exec(
+        `execute ${statement.name}${in_parentheses(params.map(sql_literal))}`,
+      );
+      return result.rows as T[];
+    });
   };
 }
 

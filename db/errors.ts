@@ -163,13 +163,21 @@ export function is_disk_full(error: unknown): boolean {
   return false;
 }
 
-/** Thrown when PGlite's data directory cannot be created or used. */
+/**
+ * Thrown when PGlite's data directory cannot be created or used; the
+ * message says why and what to change (`hint`, by default: another
+ * directory).
+ */
 export class DataDirError extends Error {
-  constructor(data_dir: string, cause: unknown) {
+  constructor(
+    data_dir: string,
+    cause: unknown,
+    hint = "set DATA_DIR to a directory this user can create and write",
+  ) {
     super(
       `DATA_DIR ${data_dir} cannot be used: ${
         cause instanceof Error ? cause.message : String(cause)
-      }; set DATA_DIR to a directory this user can create and write`,
+      }; ${hint}`,
       { cause },
     );
     this.name = "DataDirError";

@@ -20,6 +20,7 @@ export {
   database_refusal_of,
   type DatabaseRefusal,
   DatabaseUnavailableError,
+  DataDirError,
   type Db,
   is_database_unavailable,
   observe_statements,

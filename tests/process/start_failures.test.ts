@@ -5,7 +5,8 @@
  * database that does not exist, a setting it does not know, a user who may
  * not create the tables; a throwaway cluster, the shared one is not
  * touched), the operator CLI against such a database, a `DATA_DIR` that
- * cannot be a directory, and a `HOST:PORT` it cannot listen on.
+ * cannot be a directory or that another process holds, and a `HOST:PORT`
+ * it cannot listen on.
  */
 import {
   assert,
@@ -17,7 +18,10 @@ import {
   start_throwaway_postgres,
   throwaway_postgres_available,
 } from "../helpers/throwaway_postgres.ts";
-import { CHECKOUT_DIR } from "../helpers/service_process.ts";
+import {
+  CHECKOUT_DIR,
+  start_service_process,
+} from "../helpers/service_process.ts";
 import { database_refusal_of } from "../../db/mod.ts";
 import { ListenError } from "../../server/listen_error.ts";
 
@@ -255,4 +259,30 @@ Deno.test("a start_server that cannot listen closes what it opened: the process 
     new TextDecoder().decode(output.stdout).trim(),
     "ListenError AddrInUse",
   );
+});
+
+Deno.test("a second service or the operator CLI on a running service's DATA_DIR is refused, and the service keeps serving", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ink-start-" });
+  const service = await start_service_process({ DATA_DIR: dir });
+  try {
+    const in_use =
+      /^Cannot open the database: DATA_DIR \S+ cannot be used: another process has it open \(a running service, or the operator CLI\); stop that process first; while the service runs, use its admin API instead of the CLI$/m;
+    assert_one_line_refusal(await start_output({ DATA_DIR: dir }), in_use);
+    assert_one_line_refusal(
+      await start_output({ DATA_DIR: dir }, [
+        "server/admin_cli.ts",
+        "get-account",
+        crypto.randomUUID(),
+      ]),
+      in_use,
+    );
+    const ready = await fetch(`${service.url}/readyz`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    assertEquals(ready.status, 200, await ready.text());
+  } finally {
+    service.child.kill("SIGTERM");
+    await service.status;
+    await Deno.remove(dir, { recursive: true });
+  }
 });

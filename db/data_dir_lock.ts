@@ -31,7 +31,14 @@ export async function lock_data_dir(data_dir: string): Promise<DataDirLock> {
   } catch (error) {
     throw new DataDirError(data_dir, error);
   }
-  if (!await file.tryLock(true)) {
+  let locked: boolean;
+  try {
+    locked = await file.tryLock(true);
+  } catch (error) {
+    file.close();
+    throw new DataDirError(data_dir, error);
+  }
+  if (!locked) {
     file.close();
     throw new DataDirError(
       data_dir,

@@ -29,16 +29,16 @@ if (import.meta.main) {
   try {
     server = await start_server(config);
   } catch (error) {
+    if (error instanceof ListenError) {
+      console.error(error.message);
+      Deno.exit(1);
+    }
     const failure = database_open_failure(
       error,
       config.database_url ? "PostgreSQL" : "PGlite",
     );
     if (failure) {
       console.error(`Cannot open the database: ${failure}`);
-      Deno.exit(1);
-    }
-    if (error instanceof ListenError) {
-      console.error(error.message);
       Deno.exit(1);
     }
     throw error;

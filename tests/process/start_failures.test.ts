@@ -45,7 +45,7 @@ async function start_output(
   };
 }
 
-function assert_one_line_refusal(
+function assert_one_line_failure(
   result: { code: number; stderr: string },
   expected: RegExp,
 ): void {
@@ -63,12 +63,12 @@ Deno.test({
     const cluster = await start_throwaway_postgres();
     try {
       const base = `postgres://postgres@127.0.0.1:${cluster.port}`;
-      assert_one_line_refusal(
+      assert_one_line_failure(
         await start_output({ DATABASE_URL: `${base}/no_such_database` }),
         /^Cannot open the database: PostgreSQL refused: database "no_such_database" does not exist \(SQLSTATE 3D000\); create that database/,
       );
       // The operator CLI opens the database as the service does.
-      assert_one_line_refusal(
+      assert_one_line_failure(
         await start_output({ DATABASE_URL: `${base}/no_such_database` }, [
           "server/admin_cli.ts",
           "get-account",
@@ -76,7 +76,7 @@ Deno.test({
         ]),
         /^Cannot open the database: PostgreSQL refused: database "no_such_database" does not exist \(SQLSTATE 3D000\)/,
       );
-      assert_one_line_refusal(
+      assert_one_line_failure(
         await start_output({
           DATABASE_URL: `${base}/postgres?no_such_setting=1`,
         }),
@@ -99,7 +99,7 @@ Deno.test({
       });
       const created = await admin.output();
       assert(created.success, new TextDecoder().decode(created.stderr));
-      assert_one_line_refusal(
+      assert_one_line_failure(
         await start_output({
           DATABASE_URL:
             `postgres://reader@127.0.0.1:${cluster.port}/readers_db`,
@@ -149,12 +149,12 @@ Deno.test("a DATA_DIR that cannot be a directory ends the start in one line nami
   try {
     const file = `${dir}/a_file`;
     await Deno.writeTextFile(file, "");
-    assert_one_line_refusal(
+    assert_one_line_failure(
       await start_output({ DATA_DIR: file }),
       /^Cannot open the database: DATA_DIR \S+\/a_file cannot be used: File exists.*; set DATA_DIR to a directory this user can create and write$/m,
     );
     // A directory inside a file cannot be made either.
-    assert_one_line_refusal(
+    assert_one_line_failure(
       await start_output({ DATA_DIR: `${file}/data` }),
       /^Cannot open the database: DATA_DIR \S+\/a_file\/data cannot be used: .*; set DATA_DIR to a directory this user can create and write$/m,
     );
@@ -167,7 +167,7 @@ Deno.test("a HOST:PORT the service cannot listen on ends the start in one line n
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   try {
     const port = (taken.addr as Deno.NetAddr).port;
-    assert_one_line_refusal(
+    assert_one_line_failure(
       await start_output({ PORT: String(port), DATA_DIR: "memory://" }),
       new RegExp(
         `^Cannot listen on 127\\.0\\.0\\.1:${port}: .*; another process listens there; stop it, or set PORT to a free port$`,
@@ -178,7 +178,7 @@ Deno.test("a HOST:PORT the service cannot listen on ends the start in one line n
     taken.close();
   }
   // An address of the TEST-NET-3 range, which no interface here has.
-  assert_one_line_refusal(
+  assert_one_line_failure(
     await start_output({ HOST: "203.0.113.5", DATA_DIR: "memory://" }),
     /^Cannot listen on 203\.0\.113\.5:0: .*; no network interface of this machine has that address/m,
   );
@@ -267,8 +267,8 @@ Deno.test("a second service or the operator CLI on a running service's DATA_DIR 
   try {
     const in_use =
       /^Cannot open the database: DATA_DIR \S+ cannot be used: another process has it open \(a running service, or the operator CLI\); stop that process first; while the service runs, use its admin API instead of the CLI$/m;
-    assert_one_line_refusal(await start_output({ DATA_DIR: dir }), in_use);
-    assert_one_line_refusal(
+    assert_one_line_failure(await start_output({ DATA_DIR: dir }), in_use);
+    assert_one_line_failure(
       await start_output({ DATA_DIR: dir }, [
         "server/admin_cli.ts",
         "get-account",

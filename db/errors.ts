@@ -253,6 +253,20 @@ export function database_open_failure(
       refusal.hint ? `; ${refusal.hint}` : ""
     }`;
   }
-  if (is_database_unavailable(error)) return (error as Error).message;
+  if (is_database_unavailable(error)) return with_causes(error as Error);
   return undefined;
+}
+
+// An error's message followed by its causes' (which name the address and
+// what the socket said: "connect ECONNREFUSED 127.0.0.1:5432").
+function with_causes(error: Error): string {
+  const messages: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current.message && !messages.includes(current.message)) {
+      messages.push(current.message);
+    }
+    current = current.cause;
+  }
+  return messages.join(": ");
 }

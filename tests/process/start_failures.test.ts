@@ -4,9 +4,9 @@
  * stack: a PostgreSQL server that refuses what `DATABASE_URL` asks (a
  * database that does not exist, a setting it does not know, a user who may
  * not create the tables; a throwaway cluster, the shared one is not
- * touched), the operator CLI against such a database, a `DATA_DIR` that
- * cannot be a directory or that another process holds, and a `HOST:PORT`
- * it cannot listen on.
+ * touched) or that cannot be reached, the operator CLI against such a
+ * database, a `DATA_DIR` that cannot be a directory or that another process
+ * holds, and a `HOST:PORT` it cannot listen on.
  */
 import {
   assert,
@@ -22,6 +22,7 @@ import {
   CHECKOUT_DIR,
   start_service_process,
 } from "../helpers/service_process.ts";
+import { free_port } from "../helpers/free_port.ts";
 import { database_refusal_of } from "../../db/mod.ts";
 import { ListenError } from "../../server/listen_error.ts";
 
@@ -142,6 +143,19 @@ Deno.test("database_refusal_of finds a server's error in a cause chain and leave
     undefined,
   );
   assertEquals(database_refusal_of(new TypeError("a bug")), undefined);
+});
+
+Deno.test("an unreachable PostgreSQL ends the start in one line naming its address", async () => {
+  const port = free_port();
+  assert_one_line_failure(
+    await start_output({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/ink`,
+    }),
+    new RegExp(
+      `^Cannot open the database: PostgreSQL is unreachable: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}$`,
+      "m",
+    ),
+  );
 });
 
 Deno.test("a DATA_DIR that cannot be a directory ends the start in one line naming it", async () => {

@@ -33,10 +33,7 @@ if (import.meta.main) {
       console.error(error.message);
       Deno.exit(1);
     }
-    const failure = database_open_failure(
-      error,
-      config.database_url ? "PostgreSQL" : "PGlite",
-    );
+    const failure = database_open_failure(error, config.database_url);
     if (failure) {
       console.error(`Cannot open the database: ${failure}`);
       Deno.exit(1);

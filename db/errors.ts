@@ -65,23 +65,40 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
   "BrokenPipe",
 ]);
 
+/** The fields of an error (ours, the driver's, the runtime's) read here. */
+interface ErrorFields {
+  code?: unknown;
+  errno?: unknown;
+  name?: unknown;
+  message?: unknown;
+  severity?: unknown;
+  cause?: unknown;
+}
+
 /**
- * True when `error` (or any error in its `cause` chain, e.g. inside drizzle's
- * DrizzleQueryError) means the database is unreachable rather than that the
- * query was wrong.
+ * `error` and the errors of its `cause` chain (e.g. inside drizzle's
+ * DrizzleQueryError), while they are objects; at most eight, so a cycle
+ * ends too.
+ */
+function* cause_chain(error: unknown): Generator<ErrorFields> {
+  let current = error;
+  for (
+    let depth = 0;
+    depth < 8 && typeof current === "object" && current !== null;
+    depth++
+  ) {
+    yield current as ErrorFields;
+    current = (current as ErrorFields).cause;
+  }
+}
+
+/**
+ * True when `error` (or any error in its `cause` chain) means the database
+ * is unreachable rather than that the query was wrong.
  */
 export function is_database_unavailable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current != null; depth++) {
-    if (current instanceof DatabaseUnavailableError) return true;
-    if (typeof current !== "object") return false;
-    const e = current as {
-      code?: unknown;
-      errno?: unknown;
-      name?: unknown;
-      message?: unknown;
-      cause?: unknown;
-    };
+  for (const e of cause_chain(error)) {
+    if (e instanceof DatabaseUnavailableError) return true;
     const code = typeof e.code === "string" ? e.code : undefined;
     if (code !== undefined) {
       if (UNAVAILABLE_CODES.has(code)) return true;
@@ -102,7 +119,6 @@ export function is_database_unavailable(error: unknown): boolean {
     ) {
       return true;
     }
-    current = e.cause;
   }
   return false;
 }
@@ -112,14 +128,10 @@ export function is_database_unavailable(error: unknown): boolean {
  * `cause` chain, if it has one.
  */
 export function unavailable_public_message(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current != null; depth++) {
-    if (current instanceof DatabaseUnavailableError && current.public_message) {
-      return current.public_message;
+  for (const e of cause_chain(error)) {
+    if (e instanceof DatabaseUnavailableError && e.public_message) {
+      return e.public_message;
     }
-    current = typeof current === "object"
-      ? (current as { cause?: unknown }).cause
-      : undefined;
   }
   return undefined;
 }
@@ -135,22 +147,15 @@ const ANSWERED_CODES = new Set(["57014", "53100"]);
  * statement timeout or a full disk is not one.
  */
 export function is_connection_failure(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current != null; depth++) {
-    if (typeof current !== "object") return false;
-    const code = (current as { code?: unknown }).code;
+  for (const { code } of cause_chain(error)) {
     if (typeof code === "string" && ANSWERED_CODES.has(code)) return false;
-    current = (current as { cause?: unknown }).cause;
   }
   return is_database_unavailable(error);
 }
 
 /** True when `error` says a write failed for want of disk space. */
 export function is_disk_full(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current != null; depth++) {
-    if (typeof current !== "object") return false;
-    const e = current as { code?: unknown; message?: unknown; cause?: unknown };
+  for (const e of cause_chain(error)) {
     if (e.code === "53100" || e.code === "ENOSPC") return true;
     if (
       typeof e.message === "string" &&
@@ -158,7 +163,6 @@ export function is_disk_full(error: unknown): boolean {
     ) {
       return true;
     }
-    current = e.cause;
   }
   return false;
 }
@@ -216,22 +220,13 @@ const REFUSAL_HINTS: Record<string, string> = {
 export function database_refusal_of(
   error: unknown,
 ): DatabaseRefusal | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current != null; depth++) {
-    if (typeof current !== "object") return undefined;
-    const e = current as {
-      code?: unknown;
-      severity?: unknown;
-      message?: unknown;
-      cause?: unknown;
-    };
+  for (const e of cause_chain(error)) {
     if (
       typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code) &&
       typeof e.severity === "string" && typeof e.message === "string"
     ) {
       return { code: e.code, message: e.message, hint: REFUSAL_HINTS[e.code] };
     }
-    current = e.cause;
   }
   return undefined;
 }
@@ -240,12 +235,13 @@ export function database_refusal_of(
  * What an operator reads when opening the database fails for a reason
  * outside the service: the server's refusal first (its words say more than
  * "unreachable"), else the outage; undefined for anything else (a bug).
- * `engine` names the database in the line ("PostgreSQL", "PGlite").
+ * `database_url` is the one opened (PostgreSQL), absent for PGlite.
  */
 export function database_open_failure(
   error: unknown,
-  engine: string,
+  database_url: string | undefined,
 ): string | undefined {
+  const engine = database_url ? "PostgreSQL" : "PGlite";
   if (error instanceof DataDirError) return error.message;
   const refusal = database_refusal_of(error);
   if (refusal) {
@@ -261,12 +257,10 @@ export function database_open_failure(
 // what the socket said: "connect ECONNREFUSED 127.0.0.1:5432").
 function with_causes(error: Error): string {
   const messages: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    if (current.message && !messages.includes(current.message)) {
-      messages.push(current.message);
+  for (const { message } of cause_chain(error)) {
+    if (typeof message === "string" && message && !messages.includes(message)) {
+      messages.push(message);
     }
-    current = current.cause;
   }
   return messages.join(": ");
 }

@@ -68,10 +68,7 @@ export async function run_admin_cli(
       data_dir: config.data_dir,
     });
   } catch (error) {
-    const failure = database_open_failure(
-      error,
-      config.database_url ? "PostgreSQL" : "PGlite",
-    );
+    const failure = database_open_failure(error, config.database_url);
     if (!failure) throw error;
     console.error(`Cannot open the database: ${failure}`);
     return 1;
